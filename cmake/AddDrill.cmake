@@ -1,0 +1,63 @@
+# add_drill(NUMBER SLUG MINE f SOLUTION f TEST f CAPI f SHAPES "MxN,..." GPU_SHAPES "MxN,...")
+#
+# For each file under test ("subject": mine/, solutions/, or DRILLS_SUBJECT) it builds
+#   <slug>_test-<subject>   the GoogleTest binary (tests/<slug>_test.cu + the subject)
+#   <slug>_capi-<subject>   the C ABI library pytest and the timing load with ctypes
+# The test harness is compiled once per build and shared by every subject.
+
+function(_drills_backend_target target)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+  if(DRILLS_BACKEND STREQUAL "sim")
+    target_compile_definitions(${target} PRIVATE DRILLS_BACKEND_SIM=1)
+    drills_sim_target(${target})
+  else()
+    # One cudart in the process: pytest may load several chapters' libraries side by side.
+    set_target_properties(${target} PROPERTIES CUDA_RUNTIME_LIBRARY Shared)
+  endif()
+endfunction()
+
+function(add_drill number slug)
+  cmake_parse_arguments(D "" "MINE;SOLUTION;TEST;CAPI;SHAPES;GPU_SHAPES" "" ${ARGN})
+
+  if(DRILLS_SUBJECT)
+    if(NOT DRILLS_PROBLEM STREQUAL "${number}")
+      return()
+    endif()
+    set(subjects subject)
+    set(subject_file "${DRILLS_SUBJECT}")
+  else()
+    set(subjects mine solutions)
+    set(mine_file "${CMAKE_SOURCE_DIR}/${D_MINE}")
+    set(solutions_file "${CMAKE_SOURCE_DIR}/${D_SOLUTION}")
+  endif()
+
+  set(harness ${slug}_harness)
+  add_library(${harness} OBJECT "${CMAKE_SOURCE_DIR}/${D_TEST}")
+  target_include_directories(${harness} PRIVATE "${CMAKE_SOURCE_DIR}/tests")
+  target_compile_definitions(${harness} PRIVATE
+    DRILLS_PUBLIC_SHAPES="${D_SHAPES}" DRILLS_GPU_SHAPES="${D_GPU_SHAPES}")
+  target_link_libraries(${harness} PRIVATE GTest::gtest)
+  _drills_backend_target(${harness})
+
+  set(capi ${slug}_capi_table)
+  add_library(${capi} OBJECT "${CMAKE_SOURCE_DIR}/${D_CAPI}" "${CMAKE_SOURCE_DIR}/tests/support/drills_capi.cu")
+  target_include_directories(${capi} PRIVATE "${CMAKE_SOURCE_DIR}/tests" "${CMAKE_SOURCE_DIR}/tests/support")
+  _drills_backend_target(${capi})
+
+  foreach(subject IN LISTS subjects)
+    set(code ${slug}_code-${subject})
+    add_library(${code} OBJECT "${${subject}_file}")
+    _drills_backend_target(${code})
+
+    add_executable(${slug}_test-${subject} $<TARGET_OBJECTS:${harness}> $<TARGET_OBJECTS:${code}>)
+    target_link_libraries(${slug}_test-${subject} PRIVATE GTest::gtest_main GTest::gtest)
+    _drills_backend_target(${slug}_test-${subject})
+
+    add_library(${slug}_capi-${subject} SHARED $<TARGET_OBJECTS:${capi}> $<TARGET_OBJECTS:${code}>)
+    _drills_backend_target(${slug}_capi-${subject})
+  endforeach()
+
+  if(NOT DRILLS_SUBJECT)
+    add_test(NAME ${slug}-solutions COMMAND ${slug}_test-solutions)
+  endif()
+endfunction()

@@ -1,0 +1,133 @@
+// The contract between the simulator's two halves.
+//
+//   runtime/  (the libcudart replacement): registration, fat binaries, device memory, streams,
+//             events, the CUDA runtime API. It owns every allocation and calls launch().
+//   engine/   (PTX front end + SIMT executor): parses PTX once per module, runs one launch,
+//             counts what Nsight Compute counts and checks what a GPU does not.
+//
+// Neither half includes the other's private headers; this file is all they share.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sim {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+// One live device allocation (cudaMalloc, a module's .global variable, ...).
+struct Allocation {
+  uint64_t base = 0;     // device address
+  uint64_t size = 0;     // bytes
+  std::string label;     // for messages: "cudaMalloc #3 (4194304 bytes)" or "__device__ int counter"
+};
+
+// Device memory as the engine sees it. Device addresses are not host addresses: host code that
+// dereferences one faults, as on a GPU. The engine reaches the bytes only through translate().
+class DeviceMemory {
+ public:
+  virtual ~DeviceMemory() = default;
+  // Host bytes backing [addr, addr + size) when the whole range lies in one live allocation;
+  // nullptr otherwise (the engine then reports out-of-bounds, naming nearest()).
+  virtual uint8_t* translate(uint64_t addr, uint64_t size) = 0;
+  // The live allocation containing addr, or the closest one below it; nullptr when there is none.
+  virtual const Allocation* nearest(uint64_t addr) const = 0;
+  // Allocate device memory for a module-scope variable (.global / .const in the PTX).
+  virtual uint64_t allocate(uint64_t size, const std::string& label) = 0;
+};
+
+// A module-scope variable of a loaded module (for cudaMemcpyToSymbol, __cudaRegisterVar).
+struct Symbol {
+  std::string name;
+  uint64_t address = 0;
+  uint64_t size = 0;
+};
+
+struct LaunchParams {
+  std::string kernel;               // mangled entry name, as in the PTX
+  Dim3 grid, block;
+  uint64_t dynamic_shared_bytes = 0;
+  void** args = nullptr;            // args[i] points at parameter i; sizes come from the PTX .param list
+  int host_threads = 0;             // blocks run in parallel on this many host threads; 0 = all cores
+  double watchdog_seconds = 60.0;   // stop a launch that runs longer than this
+};
+
+// What went wrong in a launch. Each kind is a distinct, named error the judge can report.
+//   kind: "out-of-bounds" | "misaligned" | "shared-race" | "barrier-divergence" | "deadlock" |
+//         "watchdog" | "sync-mask" | "unsupported" | "trap"
+struct SimError {
+  std::string kind;
+  std::string message;              // one line, English, names what and where
+  Dim3 block, thread;               // first offending thread
+  std::string file;                 // source file from -lineinfo ("" when unknown)
+  int line = 0;
+  // Memory involved, when there is some: address, allocation label and offset into it,
+  // and for races the other thread and line.
+  uint64_t address = 0;
+  std::string allocation;
+  int64_t offset = 0;
+  std::string detail;               // free-form extra context (e.g. the racing thread and line)
+};
+
+// Counters for one source line (from .loc) or the whole launch. Metric names are Nsight Compute's:
+//   l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st,atom,red}.sum
+//   l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st,atom,red}.sum
+//   l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum
+//   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum
+//   smsp__inst_executed_op_shared_{ld,st,atom}.sum
+//   smsp__inst_executed_op_global_{ld,st}.sum
+using Metrics = std::map<std::string, uint64_t>;
+
+// One warp-level memory instruction, kept as an example per source line (the first executed),
+// so the browser can draw the 32 lanes' addresses, sectors and banks.
+struct WarpAccessSample {
+  std::string space;                // "global" | "shared"
+  std::string op;                   // "ld" | "st" | "atom" | "red"
+  uint32_t bytes_per_lane = 4;
+  uint32_t active_mask = 0;
+  uint64_t address[32] = {};        // device (global) or byte offset (shared) per lane
+  Dim3 block;
+  uint32_t warp = 0;
+};
+
+struct LineReport {
+  std::string file;
+  int line = 0;
+  Metrics metrics;
+  WarpAccessSample sample;
+};
+
+struct LaunchReport {
+  std::string kernel;
+  Dim3 grid, block;
+  Metrics metrics;                  // whole launch
+  std::vector<LineReport> lines;    // sorted by (file, line)
+  std::vector<SimError> errors;     // empty when the launch ran clean; the first error stops it
+  double seconds = 0;               // wall time spent simulating
+};
+
+// A parsed PTX module. Parsing happens once, when the runtime first needs the module.
+class Module {
+ public:
+  virtual ~Module() = default;
+  // Throws std::runtime_error naming the first construct it cannot parse ("unsupported PTX: ...").
+  static std::unique_ptr<Module> parse(const std::string& ptx_text);
+
+  virtual bool has_kernel(const std::string& name) const = 0;
+  // Sizes in bytes of a kernel's parameters, in order.
+  virtual std::vector<uint64_t> param_sizes(const std::string& kernel) const = 0;
+  // Allocate and initialise the module's .global/.const variables in `memory` (once).
+  virtual void load_globals(DeviceMemory& memory) = 0;
+  virtual std::vector<Symbol> symbols() const = 0;
+  // Run one launch to completion (or to its first error). Deterministic: the same inputs give the
+  // same memory contents, counters and first error on every run, whatever host_threads is.
+  // Device-side printf goes to the process's stdout.
+  virtual LaunchReport launch(const LaunchParams& params, DeviceMemory& memory) = 0;
+};
+
+}  // namespace sim

@@ -1,0 +1,223 @@
+// C3 reference: matrix transpose. x is M×N, y is N×M, both row-major, device pointers.
+// Every host function launches on the default stream and returns; the caller synchronises.
+#include <cstdint>
+#include <cuda_runtime.h>
+
+namespace {
+
+constexpr int TILE = 32;       // a tile is 32×32 elements
+constexpr int BLOCK_ROWS = 8;  // a block is 32×8 threads, so each thread moves TILE / BLOCK_ROWS = 4 elements
+
+dim3 tile_grid(int M, int N) { return dim3((N + TILE - 1) / TILE, (M + TILE - 1) / TILE); }
+
+// The upper bound: the same tiling and the same bytes as a transpose, but y = x (y is M×N here).
+__global__ void copy_tiled_kernel(const float* __restrict__ x, float* __restrict__ y, int M, int N) {
+  const int c = blockIdx.x * TILE + threadIdx.x;   // column of x
+  const int r0 = blockIdx.y * TILE + threadIdx.y;  // first row of x this thread handles
+  for (int j = 0; j < TILE; j += BLOCK_ROWS) {
+    const int r = r0 + j;
+    if (r < M && c < N) y[(int64_t)r * N + c] = x[(int64_t)r * N + c];
+  }
+}
+
+// Naive: a warp reads 32 neighbours of one row of x (one 128-byte line) but writes them down a
+// column of y, M floats apart: 32 sectors per store instead of 4.
+__global__ void transpose_naive_kernel(const float* __restrict__ x, float* __restrict__ y, int M, int N) {
+  const int c = blockIdx.x * TILE + threadIdx.x;   // column of x = row of y
+  const int r0 = blockIdx.y * TILE + threadIdx.y;  // row of x = column of y
+  for (int j = 0; j < TILE; j += BLOCK_ROWS) {
+    const int r = r0 + j;
+    if (r < M && c < N) y[(int64_t)c * M + r] = x[(int64_t)r * N + c];
+  }
+}
+
+// Where element (row, col) of a 32×32 tile lives in shared memory. The three layouts differ only
+// in what a warp hits when it reads one column (stage 2): 32 banks, or one bank 32 times.
+struct PaddedTile {  // [32][33]: each row starts one bank later, so a column spans all 32 banks
+  static constexpr int kWords = TILE * (TILE + 1);
+  __device__ static int at(int row, int col) { return row * (TILE + 1) + col; }
+};
+struct UnpaddedTile {  // [32][32]: every element of a column sits in the same bank (32-way conflict)
+  static constexpr int kWords = TILE * TILE;
+  __device__ static int at(int row, int col) { return row * TILE + col; }
+};
+struct SwizzledTile {  // [32][32] with column ^ row: rows permuted across banks, no padding
+  static constexpr int kWords = TILE * TILE;
+  __device__ static int at(int row, int col) { return row * TILE + (col ^ row); }
+};
+
+// Stage x's tile through shared memory so that both global sides are row-wise (coalesced).
+template <class Layout>
+__global__ void transpose_tile_kernel(const float* __restrict__ x, float* __restrict__ y, int M, int N) {
+  __shared__ float tile[Layout::kWords];
+
+  // Stage 1: block (bx, by) reads tile (by, bx) of x row by row.
+  const int c = blockIdx.x * TILE + threadIdx.x;   // column of x
+  const int r0 = blockIdx.y * TILE + threadIdx.y;  // row of x
+  for (int j = 0; j < TILE; j += BLOCK_ROWS) {
+    const int r = r0 + j;
+    if (r < M && c < N) tile[Layout::at(threadIdx.y + j, threadIdx.x)] = x[(int64_t)r * N + c];
+  }
+
+  __syncthreads();  // stage 2 reads what other warps wrote
+
+  // Stage 2: the same tile is tile (bx, by) of y. Swap the block indices, keep threadIdx.x on
+  // the contiguous dimension of y, and read the tile down a column.
+  const int yc = blockIdx.y * TILE + threadIdx.x;   // column of y = row of x
+  const int yr0 = blockIdx.x * TILE + threadIdx.y;  // row of y = column of x
+  for (int j = 0; j < TILE; j += BLOCK_ROWS) {
+    const int yr = yr0 + j;
+    if (yr < N && yc < M) y[(int64_t)yr * M + yc] = tile[Layout::at(threadIdx.x, threadIdx.y + j)];
+  }
+}
+
+// ---- fast: float4 when every row is 16-byte aligned, sector-aligned stores otherwise ----
+
+constexpr int VT = 64;  // the float4 kernel's tile is 64×64, 256 threads, 16 elements each
+
+// Shared tile of 64 rows × 16 float4 chunks. The chunk index is XOR-swizzled with (row / 4) so
+// that the float4 stores of stage 1 and the scalar column reads of stage 2 are both conflict-free.
+__device__ __forceinline__ int chunk_at(int row, int chunk) { return row * (VT / 4) + (chunk ^ ((row >> 2) & 7)); }
+
+__global__ void transpose_vec4_kernel(const float* __restrict__ x, float* __restrict__ y, int M, int N) {
+  __shared__ float4 tile[VT * VT / 4];
+  const int t = threadIdx.x;
+  const int m0 = blockIdx.y * VT, n0 = blockIdx.x * VT;
+
+  // Stage 1: 16 threads cover one 64-float row of x with float4 loads; 16 rows per pass.
+  const int q = t % 16;
+  for (int row = t / 16; row < VT; row += 16) {
+    const int m = m0 + row, n = n0 + 4 * q;
+    if (m < M && n < N) tile[chunk_at(row, q)] = *reinterpret_cast<const float4*>(x + (int64_t)m * N + n);
+  }
+  __syncthreads();
+
+  // Stage 2: a warp writes 4 rows of y, 8 float4 each (128 contiguous bytes per row); a thread
+  // gathers 4 consecutive m of one column of the tile.
+  const float* s = reinterpret_cast<const float*>(tile);
+  const int p = t % 8;  // which 4 rows of x (m) within a group of 32
+  for (int pass = 0; pass < 4; ++pass) {
+    const int col = (t / 32) * 4 + (t % 32) / 8 + (pass % 2) * 32;  // column of the tile = row of y
+    const int mrow = 4 * (p + 8 * (pass / 2));                      // first of 4 tile rows
+    const int n = n0 + col, m = m0 + mrow;
+    float4 v;
+    v.x = s[4 * chunk_at(mrow + 0, col / 4) + col % 4];
+    v.y = s[4 * chunk_at(mrow + 1, col / 4) + col % 4];
+    v.z = s[4 * chunk_at(mrow + 2, col / 4) + col % 4];
+    v.w = s[4 * chunk_at(mrow + 3, col / 4) + col % 4];
+    if (n < N && m < M) *reinterpret_cast<float4*>(y + (int64_t)n * M + m) = v;
+  }
+}
+
+// When M is not a multiple of 8, rows of y start anywhere inside a 32-byte sector, so a tile's
+// store of 32 floats straddles 5 sectors and shares its edge sectors with the tiles above and
+// below, which other blocks write much later. Shifting each row's segment back to the previous
+// sector boundary makes every store cover whole sectors; the block reads 8 extra rows of x to
+// have the elements the shift pulls in. SHIFT_TM rows of x (m) by TILE columns (n) per block.
+constexpr int SHIFT_TM = 64;
+constexpr int SHIFT_PAD = 8;  // a row of y can start at most 7 floats past a sector boundary
+
+__global__ void transpose_sector_aligned_kernel(const float* __restrict__ x, float* __restrict__ y, int M, int N) {
+  __shared__ float tile[SHIFT_TM + SHIFT_PAD][TILE + 1];
+  const int m0 = blockIdx.y * SHIFT_TM;  // nominal first row of x (column of y)
+  const int n0 = blockIdx.x * TILE;      // first column of x (row of y)
+
+  // Stage 1: rows m0-8 .. m0+SHIFT_TM-1 of x, columns n0 .. n0+31.
+  const int c = n0 + threadIdx.x;
+  for (int i = threadIdx.y; i < SHIFT_TM + SHIFT_PAD; i += BLOCK_ROWS) {
+    const int m = m0 - SHIFT_PAD + i;
+    if (m >= 0 && m < M && c < N) tile[i][threadIdx.x] = x[(int64_t)m * N + c];
+  }
+  __syncthreads();
+
+  // Stage 2: row n of y starts (n * M) % 8 floats past a sector boundary (y itself is 256-byte
+  // aligned); this block owns columns [m0 - shift, m0 - shift + SHIFT_TM) of that row.
+  for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {
+    const int n = n0 + i;
+    if (n >= N) break;
+    const int shift = (int)(((int64_t)n * M) & 7);
+    for (int k = threadIdx.x; k < SHIFT_TM; k += TILE) {
+      const int m = m0 - shift + k;
+      if (m >= 0 && m < M) y[(int64_t)n * M + m] = tile[SHIFT_PAD - shift + k][i];
+    }
+  }
+}
+
+bool rows_are_16B_aligned(const void* x, const void* y, int M, int N) {
+  return M % 4 == 0 && N % 4 == 0 && (reinterpret_cast<uintptr_t>(x) % 16) == 0 &&
+         (reinterpret_cast<uintptr_t>(y) % 16) == 0;
+}
+
+// ---- exercise 1: in-place transpose of a square matrix ----
+
+// Block (bx, by) with by <= bx swaps tiles (by, bx) and (bx, by); the diagonal tile is transposed
+// alone. Both tiles are read before either is written, and no two blocks touch the same tile.
+__global__ void transpose_inplace_kernel(float* __restrict__ a, int n) {
+  if (blockIdx.y > blockIdx.x) return;  // the lower triangle is handled by its mirror block
+  __shared__ float upper[TILE][TILE + 1];
+  __shared__ float lower[TILE][TILE + 1];
+  const bool diagonal = blockIdx.x == blockIdx.y;
+  const int ur = blockIdx.y * TILE, uc = blockIdx.x * TILE;  // origin of the upper tile
+
+  for (int j = threadIdx.y; j < TILE; j += BLOCK_ROWS) {
+    int r = ur + j, c = uc + threadIdx.x;  // upper tile, row-wise
+    if (r < n && c < n) upper[j][threadIdx.x] = a[(int64_t)r * n + c];
+    r = uc + j, c = ur + threadIdx.x;      // its mirror, row-wise
+    if (!diagonal && r < n && c < n) lower[j][threadIdx.x] = a[(int64_t)r * n + c];
+  }
+  __syncthreads();
+  for (int j = threadIdx.y; j < TILE; j += BLOCK_ROWS) {
+    int r = ur + j, c = uc + threadIdx.x;  // the upper tile gets the mirror, transposed
+    if (r < n && c < n) a[(int64_t)r * n + c] = diagonal ? upper[threadIdx.x][j] : lower[threadIdx.x][j];
+    r = uc + j, c = ur + threadIdx.x;      // the mirror gets the upper tile, transposed
+    if (!diagonal && r < n && c < n) a[(int64_t)r * n + c] = upper[threadIdx.x][j];
+  }
+}
+
+}  // namespace
+
+// ---- the contract: what the tests call ----
+
+void transpose_naive(const float* x, float* y, int M, int N) {
+  if (M <= 0 || N <= 0) return;
+  transpose_naive_kernel<<<tile_grid(M, N), dim3(TILE, BLOCK_ROWS)>>>(x, y, M, N);
+}
+
+void transpose_tiled(const float* x, float* y, int M, int N) {
+  if (M <= 0 || N <= 0) return;
+  transpose_tile_kernel<PaddedTile><<<tile_grid(M, N), dim3(TILE, BLOCK_ROWS)>>>(x, y, M, N);
+}
+
+// ---- the variants the chapter discusses, each behind its own host function ----
+
+void copy_tiled(const float* x, float* y, int M, int N) {
+  if (M <= 0 || N <= 0) return;
+  copy_tiled_kernel<<<tile_grid(M, N), dim3(TILE, BLOCK_ROWS)>>>(x, y, M, N);
+}
+
+void transpose_tiled_unpadded(const float* x, float* y, int M, int N) {
+  if (M <= 0 || N <= 0) return;
+  transpose_tile_kernel<UnpaddedTile><<<tile_grid(M, N), dim3(TILE, BLOCK_ROWS)>>>(x, y, M, N);
+}
+
+void transpose_tiled_swizzled(const float* x, float* y, int M, int N) {
+  if (M <= 0 || N <= 0) return;
+  transpose_tile_kernel<SwizzledTile><<<tile_grid(M, N), dim3(TILE, BLOCK_ROWS)>>>(x, y, M, N);
+}
+
+void transpose_fast(const float* x, float* y, int M, int N) {
+  if (M <= 0 || N <= 0) return;
+  if (rows_are_16B_aligned(x, y, M, N)) {
+    transpose_vec4_kernel<<<dim3((N + VT - 1) / VT, (M + VT - 1) / VT), 256>>>(x, y, M, N);
+  } else {
+    // One more block row than M / SHIFT_TM: shifted segments reach up to 7 floats past m0.
+    const dim3 grid((N + TILE - 1) / TILE, (M + SHIFT_PAD - 1) / SHIFT_TM + 1);
+    transpose_sector_aligned_kernel<<<grid, dim3(TILE, BLOCK_ROWS)>>>(x, y, M, N);
+  }
+}
+
+void transpose_inplace_square(float* a, int n) {
+  if (n <= 0) return;
+  const int tiles = (n + TILE - 1) / TILE;
+  transpose_inplace_kernel<<<dim3(tiles, tiles), dim3(TILE, BLOCK_ROWS)>>>(a, n);
+}
