@@ -46,14 +46,28 @@ struct SwizzledTile {  // [32][32] with column ^ row: rows permuted across banks
   __device__ static int at(int row, int col) { return row * TILE + (col ^ row); }
 };
 
+// Which tile of x a block handles, (tile_y, tile_x), and so which blocks the GPU runs side by side:
+// blocks are started roughly in blockIdx order.
+struct RowMajorOrder {  // consecutive blocks are neighbours along a row of x
+  __device__ static int tile_x() { return blockIdx.x; }
+  __device__ static int tile_y() { return blockIdx.y; }
+  static dim3 grid(int tiles_x, int tiles_y) { return dim3(tiles_x, tiles_y); }
+};
+struct ColumnMajorOrder {  // consecutive blocks are neighbours down a column of x = along a row of y
+  __device__ static int tile_x() { return blockIdx.y; }
+  __device__ static int tile_y() { return blockIdx.x; }
+  static dim3 grid(int tiles_x, int tiles_y) { return dim3(tiles_y, tiles_x); }
+};
+
 // Stage x's tile through shared memory so that both global sides are row-wise (coalesced).
-template <class Layout>
+template <class Layout, class Order = RowMajorOrder>
 __global__ void transpose_tile_kernel(const float* __restrict__ x, float* __restrict__ y, int M, int N) {
   __shared__ float tile[Layout::kWords];
+  const int bx = Order::tile_x(), by = Order::tile_y();  // this block moves tile (by, bx) of x
 
-  // Stage 1: block (bx, by) reads tile (by, bx) of x row by row.
-  const int c = blockIdx.x * TILE + threadIdx.x;   // column of x
-  const int r0 = blockIdx.y * TILE + threadIdx.y;  // row of x
+  // Stage 1: read tile (by, bx) of x row by row.
+  const int c = bx * TILE + threadIdx.x;   // column of x
+  const int r0 = by * TILE + threadIdx.y;  // row of x
   for (int j = 0; j < TILE; j += BLOCK_ROWS) {
     const int r = r0 + j;
     if (r < M && c < N) tile[Layout::at(threadIdx.y + j, threadIdx.x)] = x[(int64_t)r * N + c];
@@ -63,26 +77,27 @@ __global__ void transpose_tile_kernel(const float* __restrict__ x, float* __rest
 
   // Stage 2: the same tile is tile (bx, by) of y. Swap the block indices, keep threadIdx.x on
   // the contiguous dimension of y, and read the tile down a column.
-  const int yc = blockIdx.y * TILE + threadIdx.x;   // column of y = row of x
-  const int yr0 = blockIdx.x * TILE + threadIdx.y;  // row of y = column of x
+  const int yc = by * TILE + threadIdx.x;   // column of y = row of x
+  const int yr0 = bx * TILE + threadIdx.y;  // row of y = column of x
   for (int j = 0; j < TILE; j += BLOCK_ROWS) {
     const int yr = yr0 + j;
     if (yr < N && yc < M) y[(int64_t)yr * M + yc] = tile[Layout::at(threadIdx.x, threadIdx.y + j)];
   }
 }
 
-// ---- fast: float4 when every row is 16-byte aligned, sector-aligned stores otherwise ----
+// ---- fast: float4 where rows allow it, and a launch order that keeps y's sectors whole ----
 
 constexpr int VT = 64;  // the float4 kernel's tile is 64×64, 256 threads, 16 elements each
 
-// Shared tile of 64 rows × 16 float4 chunks. The chunk index is XOR-swizzled with (row / 4) so
-// that the float4 stores of stage 1 and the scalar column reads of stage 2 are both conflict-free.
+// Shared tile of 64 rows × 16 float4 chunks. Stage 2 reads 4 rows of one column per float4 it
+// stores; without the XOR on the chunk index those reads would hit only 8 banks (8-way conflict).
 __device__ __forceinline__ int chunk_at(int row, int chunk) { return row * (VT / 4) + (chunk ^ ((row >> 2) & 7)); }
 
+template <class Order>
 __global__ void transpose_vec4_kernel(const float* __restrict__ x, float* __restrict__ y, int M, int N) {
   __shared__ float4 tile[VT * VT / 4];
   const int t = threadIdx.x;
-  const int m0 = blockIdx.y * VT, n0 = blockIdx.x * VT;
+  const int m0 = Order::tile_y() * VT, n0 = Order::tile_x() * VT;
 
   // Stage 1: 16 threads cover one 64-float row of x with float4 loads; 16 rows per pass.
   const int q = t % 16;
@@ -106,40 +121,6 @@ __global__ void transpose_vec4_kernel(const float* __restrict__ x, float* __rest
     v.z = s[4 * chunk_at(mrow + 2, col / 4) + col % 4];
     v.w = s[4 * chunk_at(mrow + 3, col / 4) + col % 4];
     if (n < N && m < M) *reinterpret_cast<float4*>(y + (int64_t)n * M + m) = v;
-  }
-}
-
-// When M is not a multiple of 8, rows of y start anywhere inside a 32-byte sector, so a tile's
-// store of 32 floats straddles 5 sectors and shares its edge sectors with the tiles above and
-// below, which other blocks write much later. Shifting each row's segment back to the previous
-// sector boundary makes every store cover whole sectors; the block reads 8 extra rows of x to
-// have the elements the shift pulls in. SHIFT_TM rows of x (m) by TILE columns (n) per block.
-constexpr int SHIFT_TM = 64;
-constexpr int SHIFT_PAD = 8;  // a row of y can start at most 7 floats past a sector boundary
-
-__global__ void transpose_sector_aligned_kernel(const float* __restrict__ x, float* __restrict__ y, int M, int N) {
-  __shared__ float tile[SHIFT_TM + SHIFT_PAD][TILE + 1];
-  const int m0 = blockIdx.y * SHIFT_TM;  // nominal first row of x (column of y)
-  const int n0 = blockIdx.x * TILE;      // first column of x (row of y)
-
-  // Stage 1: rows m0-8 .. m0+SHIFT_TM-1 of x, columns n0 .. n0+31.
-  const int c = n0 + threadIdx.x;
-  for (int i = threadIdx.y; i < SHIFT_TM + SHIFT_PAD; i += BLOCK_ROWS) {
-    const int m = m0 - SHIFT_PAD + i;
-    if (m >= 0 && m < M && c < N) tile[i][threadIdx.x] = x[(int64_t)m * N + c];
-  }
-  __syncthreads();
-
-  // Stage 2: row n of y starts (n * M) % 8 floats past a sector boundary (y itself is 256-byte
-  // aligned); this block owns columns [m0 - shift, m0 - shift + SHIFT_TM) of that row.
-  for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {
-    const int n = n0 + i;
-    if (n >= N) break;
-    const int shift = (int)(((int64_t)n * M) & 7);
-    for (int k = threadIdx.x; k < SHIFT_TM; k += TILE) {
-      const int m = m0 - shift + k;
-      if (m >= 0 && m < M) y[(int64_t)n * M + m] = tile[SHIFT_PAD - shift + k][i];
-    }
   }
 }
 
@@ -205,14 +186,22 @@ void transpose_tiled_swizzled(const float* x, float* y, int M, int N) {
   transpose_tile_kernel<SwizzledTile><<<tile_grid(M, N), dim3(TILE, BLOCK_ROWS)>>>(x, y, M, N);
 }
 
+// When M is not a multiple of 8, rows of y start inside a 32-byte sector, so every tile's store
+// to a row of y shares its first and last sector with the tiles beside it in that row. In row-major
+// launch order those neighbours are a whole grid row of blocks away in time; launched column-major,
+// they run side by side and each shared sector is completed while it is still in L2.
 void transpose_fast(const float* x, float* y, int M, int N) {
   if (M <= 0 || N <= 0) return;
-  if (rows_are_16B_aligned(x, y, M, N)) {
-    transpose_vec4_kernel<<<dim3((N + VT - 1) / VT, (M + VT - 1) / VT), 256>>>(x, y, M, N);
+  const bool vec4 = rows_are_16B_aligned(x, y, M, N);
+  const int tile = vec4 ? VT : TILE;
+  const int tiles_x = (N + tile - 1) / tile, tiles_y = (M + tile - 1) / tile;
+  if (tiles_x > 65535) {  // grid.y cannot hold that many: keep the row-major order
+    transpose_tile_kernel<PaddedTile><<<tile_grid(M, N), dim3(TILE, BLOCK_ROWS)>>>(x, y, M, N);
+  } else if (vec4) {
+    transpose_vec4_kernel<ColumnMajorOrder><<<ColumnMajorOrder::grid(tiles_x, tiles_y), 256>>>(x, y, M, N);
   } else {
-    // One more block row than M / SHIFT_TM: shifted segments reach up to 7 floats past m0.
-    const dim3 grid((N + TILE - 1) / TILE, (M + SHIFT_PAD - 1) / SHIFT_TM + 1);
-    transpose_sector_aligned_kernel<<<grid, dim3(TILE, BLOCK_ROWS)>>>(x, y, M, N);
+    transpose_tile_kernel<PaddedTile, ColumnMajorOrder>
+        <<<ColumnMajorOrder::grid(tiles_x, tiles_y), dim3(TILE, BLOCK_ROWS)>>>(x, y, M, N);
   }
 }
 

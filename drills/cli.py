@@ -1,0 +1,224 @@
+"""`python practice/judge.py <subcommand|number>`: argument parsing only; the work is elsewhere."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from . import ROOT, catalog, report
+from .catalog import CatalogError
+from .result import error
+from .toolchain import ToolchainError, pick_backend
+
+SUBCOMMANDS = ("list", "start", "test", "watch", "hint", "solution", "reset", "check", "doctor", "bench",
+               "serve", "grade", "sim-run")
+
+
+class UsageError(Exception):
+    """Bad input from the command line: printed as one line, exit 2."""
+
+
+def _problem(key):
+    return catalog.find(catalog.load(), key)
+
+
+def _lang(args) -> str:
+    return args.lang or report.default_lang()
+
+
+def _say(args, zh: str, en: str) -> None:
+    print(zh if _lang(args) == "zh" else en)
+
+
+def cmd_test(args) -> int:
+    from .judge import judge
+    problem = _problem(args.number)
+    if args.file and args.solution:
+        raise UsageError("--file and --solution exclude each other")
+    file = Path(args.file) if args.file else problem.path("solution" if args.solution else "mine")
+    if args.file and not file.exists():
+        raise UsageError(f"{args.file}: no such file")
+    backend = pick_backend(args.backend)
+    if not args.json:
+        print(f"drills: judging #{problem.number} {file} on the {backend} backend"
+              f"{' (picked automatically)' if args.backend == 'auto' else ''} ...", file=sys.stderr)
+    result = judge(problem, file, backend, perf=not args.no_perf)
+    _record_progress(problem.number, result.status, file == problem.path("mine"))
+    if args.json:
+        print(result.to_json())
+    else:
+        report.render(result.to_dict(), _lang(args), verbose=args.verbose)
+    return result.exit_code
+
+
+def _record_progress(number: int, status: str, is_mine: bool) -> None:
+    if not is_mine:
+        return
+    try:
+        from . import progress
+    except ImportError:
+        return
+    progress.record(number, status)
+
+
+def cmd_list(args) -> int:
+    from rich.console import Console
+    from rich.table import Table
+    lang = _lang(args)
+    try:
+        from . import progress
+        state = progress.load()
+    except ImportError:
+        state = {}
+    t = Table()
+    for col in ("#", "chapter" if lang == "en" else "章节", "title" if lang == "en" else "题目",
+                "difficulty" if lang == "en" else "难度", "progress" if lang == "en" else "进度"):
+        t.add_column(col)
+    words = {"passed": ("已通过", "passed"), "tried": ("尝试过", "tried"), None: ("未开始", "untouched")}
+    for p in sorted(catalog.load().values(), key=lambda p: p.number):
+        st = (state.get(str(p.number)) or {}).get("status")
+        zh, en = words.get(st, words[None])
+        t.add_row(str(p.number), p.chapter, p.title_in(lang), p.difficulty, zh if lang == "zh" else en)
+    Console().print(t)
+    return 0
+
+
+def cmd_start(args) -> int:
+    problem = _problem(args.number)
+    mine = problem.path("mine")
+    if mine.exists():
+        _say(args, f"{mine.relative_to(ROOT)} 已存在，保持不变。", f"{mine.relative_to(ROOT)} exists; left as it is.")
+    else:
+        raise UsageError(f"{mine.relative_to(ROOT)} is missing from this checkout; restore it with git "
+                         f"(git checkout -- {mine.relative_to(ROOT)})")
+    lang = _lang(args)
+    print(f"#{problem.number} {problem.title_in(lang)} ({problem.chapter}, {problem.difficulty})")
+    _say(args, f"读：{problem.content}\n改：{problem.mine}\n判题：python practice/judge.py {problem.number}\n提示：python practice/judge.py hint {problem.number}",
+         f"Read: {problem.content}\nEdit: {problem.mine}\nJudge: python practice/judge.py {problem.number}\nHint: python practice/judge.py hint {problem.number}")
+    return 0
+
+
+def cmd_hint(args) -> int:
+    problem = _problem(args.number)
+    try:
+        from . import progress
+        shown = progress.next_hint(problem.number, len(problem.hints))
+    except (ImportError, AttributeError):
+        shown = len(problem.hints) - 1 if args.all else 0
+    hints = problem.hints if args.all else problem.hints[: shown + 1]
+    lang = _lang(args)
+    for i, h in enumerate(hints, 1):
+        print(f"[{i}/{len(problem.hints)}] {h.zh if lang == 'zh' else h.en}")
+    return 0
+
+
+def cmd_solution(args) -> int:
+    problem = _problem(args.number)
+    passed = False
+    try:
+        from . import progress
+        passed = (progress.load().get(str(problem.number)) or {}).get("status") == "passed"
+    except ImportError:
+        pass
+    if not (passed or args.force):
+        raise UsageError(f"the solution of #{problem.number} opens after your file passes "
+                         f"(python practice/judge.py {problem.number}), or with --force")
+    print(problem.path("solution").read_text(encoding="utf-8"))
+    return 0
+
+
+def cmd_doctor(args) -> int:
+    from .toolchain import gpu_name, simulator_available
+    rows = [("nvcc", shutil.which("nvcc")), ("cmake", shutil.which("cmake")), ("GPU", gpu_name()),
+            ("simulator sources", "sim/" if simulator_available() else None)]
+    for name, value in rows:
+        print(f"{'✓' if value else '✗'} {name}: {value or 'not found'}")
+    backend = pick_backend("auto")
+    _say(args, f"本机判题使用：{backend}", f"This machine judges with: {backend}")
+    return 0 if shutil.which("nvcc") and shutil.which("cmake") else 2
+
+
+def cmd_check(args) -> int:
+    from .check import run_check
+    return run_check(pick_backend(args.backend), _lang(args), as_json=args.json)
+
+
+def cmd_bench(args) -> int:
+    from .bench import run_bench
+    return run_bench(_lang(args), as_json=args.json)
+
+
+def cmd_serve(args) -> int:
+    from .web.server import serve
+    return serve(args.port, not args.no_browser, _lang(args))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python practice/judge.py",
+                                 description="drills: CUDA operator drills. `judge.py 78` judges problem 78.")
+    ap.add_argument("--lang", choices=("zh", "en"), help="language of messages (default: from the locale)")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def number(p):
+        p.add_argument("number", help="problem number (e.g. 78) or slug")
+
+    p = sub.add_parser("test", help="build and judge a file (default: your mine/ file)")
+    number(p)
+    p.add_argument("--file", help="judge this file instead of mine/")
+    p.add_argument("--solution", action="store_true", help="judge the reference solution")
+    p.add_argument("--backend", choices=("auto", "gpu", "sim"), default="auto")
+    p.add_argument("--json", action="store_true", help="print only the result object (JSON) on stdout")
+    p.add_argument("--no-perf", action="store_true", help="skip GPU timing")
+    p.add_argument("--verbose", "-v", action="store_true")
+    p.set_defaults(fn=cmd_test)
+
+    p = sub.add_parser("list", help="problems and your progress")
+    p.set_defaults(fn=cmd_list)
+    p = sub.add_parser("start", help="show a problem and where to work on it")
+    number(p)
+    p.set_defaults(fn=cmd_start)
+    p = sub.add_parser("hint", help="the next hint (one more each time)")
+    number(p)
+    p.add_argument("--all", action="store_true")
+    p.set_defaults(fn=cmd_hint)
+    p = sub.add_parser("solution", help="the reference solution, after a pass")
+    number(p)
+    p.add_argument("--force", action="store_true")
+    p.set_defaults(fn=cmd_solution)
+    p = sub.add_parser("check", help="authors: every skeleton fails, every reference passes, manifest = disk")
+    p.add_argument("--backend", choices=("auto", "gpu", "sim"), default="auto")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_check)
+    p = sub.add_parser("doctor", help="what this machine can run")
+    p.set_defaults(fn=cmd_doctor)
+    p = sub.add_parser("bench", help="this GPU's copy bandwidth (the denominator for performance)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(fn=cmd_bench)
+    p = sub.add_parser("serve", help="the browser app on 127.0.0.1")
+    p.add_argument("--port", type=int)
+    p.add_argument("--no-browser", action="store_true")
+    p.set_defaults(fn=cmd_serve)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `judge.py 78 [options]` is `judge.py test 78 [options]`.
+    first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
+    if first is not None and argv[first] not in SUBCOMMANDS:
+        if argv[first].lstrip("#").isdigit() or not argv[first].isidentifier() or "_" in argv[first]:
+            argv.insert(first, "test")
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    try:
+        return args.fn(args)
+    except (UsageError, CatalogError, ToolchainError) as e:
+        if getattr(args, "json", False):
+            print(error(None, str(e), str(e)).to_json())
+        print(f"drills: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

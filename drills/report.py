@@ -1,0 +1,129 @@
+"""The terminal view of a result object: the verdict and the first reason first, details below."""
+
+from __future__ import annotations
+
+import locale
+import os
+
+from rich.console import Console
+from rich.table import Table
+
+STATUS_STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold yellow", "skip": "dim"}
+WORDS = {
+    "zh": {"pass": "通过", "fail": "未通过", "error": "出错", "skip": "跳过", "tests": "测试", "checks": "技术检查",
+           "diagnoses": "诊断", "perf": "性能", "lines": "逐行访存计数（模拟器）", "backend": "后端",
+           "passed_of": "{p}/{n} 个测试通过，{s} 个跳过（跳过不算通过）", "variant": "版本", "shape": "形状",
+           "copy": "占拷贝 kernel", "memcpy": "占 cudaMemcpy", "torch": "对比 PyTorch", "line": "行",
+           "per_request": "每请求", "ideal": "理想", "log": "日志（末尾）"},
+    "en": {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "skip": "skip", "tests": "Tests", "checks": "Technique checks",
+           "diagnoses": "Diagnoses", "perf": "Performance", "lines": "Per-line memory counters (simulator)",
+           "backend": "backend", "passed_of": "{p}/{n} tests passed, {s} skipped (a skip is never a pass)",
+           "variant": "variant", "shape": "shape", "copy": "% copy kernel", "memcpy": "% cudaMemcpy",
+           "torch": "vs PyTorch", "line": "line", "per_request": "per request", "ideal": "ideal", "log": "Log (tail)"},
+}
+
+
+def default_lang() -> str:
+    for var in ("DRILLS_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    loc = (locale.getlocale()[0] or "").lower()
+    return "zh" if loc.startswith("zh") else "en"
+
+
+def text(message, lang: str) -> str:
+    if isinstance(message, dict):
+        return message.get(lang) or message.get("en") or message.get("zh") or ""
+    return str(message or "")
+
+
+def render(result: dict, lang: str, console: Console | None = None, verbose: bool = False) -> None:
+    c = console or Console(highlight=False)
+    w = WORDS[lang]
+    status = result["status"]
+    backend = result.get("backend") or {}
+    head = f"[{STATUS_STYLE[status]}]{w[status]}[/] #{result.get('problem')} {result.get('file', '')}"
+    if backend:
+        head += f"  [dim]({w['backend']}: {backend.get('kind')}, {backend.get('device', '')})[/]"
+    c.print(head)
+    c.print(text(result.get("message"), lang))
+    for d in result.get("diagnoses", [])[:1]:
+        where = f" [dim]{d.get('file', '')}:{d['line']}[/]" if d.get("line") else ""
+        c.print(f"[bold]→ {d['id']}[/]{where}: {text(d['message'], lang)}")
+
+    tests = result.get("tests", [])
+    if tests:
+        ran = [t for t in tests if t["status"] != "skip"]
+        ok = [t for t in ran if t["status"] == "pass"]
+        c.print()
+        c.print(f"[bold]{w['tests']}[/]: " + w["passed_of"].format(p=len(ok), n=len(ran), s=len(tests) - len(ran)))
+        bad = [t for t in tests if t["status"] in ("fail", "error")]
+        for t in bad[: (len(bad) if verbose else 5)]:
+            c.print(f"  [red]✗[/] {t['name']}  {t.get('message', '')[:200]}")
+            for m in (t.get("mismatches") or "").splitlines()[:5]:
+                c.print(f"      {m}")
+        if len(bad) > 5 and not verbose:
+            c.print(f"  … {len(bad) - 5} more (--verbose)")
+
+    if result.get("checks"):
+        c.print(f"\n[bold]{w['checks']}[/]")
+        for ch in result["checks"]:
+            mark = {"pass": "[green]✓[/]", "fail": "[red]✗[/]"}.get(ch["status"], "[dim]-[/]")
+            c.print(f"  {mark} {ch['id']}: {text(ch['message'], lang)}")
+
+    if len(result.get("diagnoses", [])) > 1 or (verbose and result.get("diagnoses")):
+        c.print(f"\n[bold]{w['diagnoses']}[/]")
+        for d in result["diagnoses"]:
+            where = f" ({w['line']} {d['line']})" if d.get("line") else ""
+            c.print(f"  • {d['id']}{where}: {text(d['message'], lang)}")
+
+    _render_lines(result, c, w)
+    _render_perf(result, c, w)
+    if status == "error" and result.get("log") and (verbose or not result.get("diagnoses")):
+        c.print(f"\n[bold]{w['log']}[/]")
+        c.print(result["log"][-3000:], markup=False)
+
+
+def _render_lines(result: dict, c: Console, w: dict) -> None:
+    rows = []
+    for launch in result.get("counters", []):
+        for line in launch.get("lines", []):
+            if line.get("per_request"):
+                rows.append((launch.get("kernel", ""), line))
+    if not rows:
+        return
+    t = Table(title=w["lines"], title_justify="left")
+    for col in ("kernel", w["line"], "op", w["per_request"], w["ideal"]):
+        t.add_column(col)
+    for kernel, line in rows:
+        for op, value in line["per_request"].items():
+            ideal = line.get("ideal", {}).get(op)
+            style = "red" if ideal is not None and value > ideal * 1.01 else ""
+            t.add_row(kernel[:40], str(line["line"]), op, f"[{style}]{value:.2f}[/]" if style else f"{value:.2f}",
+                      "" if ideal is None else f"{ideal:g}")
+    c.print()
+    c.print(t)
+
+
+def _render_perf(result: dict, c: Console, w: dict) -> None:
+    perf = result.get("perf") or {}
+    if perf.get("error"):
+        c.print(f"\n[bold]{w['perf']}[/]: [yellow]{perf['error'][:500]}[/]")
+    if not perf.get("variants"):
+        return
+    t = Table(title=w["perf"], title_justify="left")
+    for col in (w["variant"], w["shape"], "GB/s", w["copy"], w["memcpy"], w["torch"]):
+        t.add_column(col, justify="right")
+    for s in perf["shapes"]:
+        M, N = s["shape"]
+        t.add_row("cudaMemcpy D2D", f"{M}x{N}", f"{s['memcpy_gbps']:.0f}", "", "100%", "")
+        t.add_row("copy kernel", f"{M}x{N}", f"{s['copy_kernel_gbps']:.0f}", "100%", "", "")
+        if "torch_transpose_gbps" in s:
+            t.add_row("torch x.t().contiguous()", f"{M}x{N}", f"{s['torch_transpose_gbps']:.0f}", "", "", "1.00x")
+        for v in perf["variants"]:
+            if v["shape"] == s["shape"]:
+                t.add_row(v["name"], f"{M}x{N}", f"{v['gbps']:.0f}", f"{v['pct_copy_kernel']:.0f}%",
+                          f"{v['pct_memcpy']:.0f}%", f"{v['vs_torch']:.2f}x" if "vs_torch" in v else "")
+    c.print()
+    c.print(t)

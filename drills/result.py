@@ -1,0 +1,78 @@
+"""The one result object every view renders: the terminal, `--json`, the web app and the grader.
+
+Version 1 (JSON):
+{
+  "version": 1,
+  "problem": 78,
+  "file": "mine/c3_transpose.cu",            # what was judged, relative to the repo when inside it
+  "status": "pass" | "fail" | "error",        # error: compile error, crash, timeout, unsupported, bad usage
+  "message": {"zh": "...", "en": "..."},     # one line: the verdict and the first reason
+  "backend": {"kind": "gpu" | "sim", "device": "NVIDIA H200"},
+  "tests": [{"name": "tiled_31x33", "status": "pass|fail|error|skip", "message": "...",
+             "shape": [31, 33], "variant": "tiled", "mismatches": "[r, c] expected X got Y ...",
+             "evidence": {"wrong": "12", "unwritten": "0", "output_is_input_copied": "0"}}],
+  "checks": [{"id": "shared-memory-used", "status": "pass|fail|skip", "message": {"zh","en"}}],
+  "diagnoses": [{"id": "missing-barrier", "message": {"zh","en"}, "file": "mine/c3_transpose.cu", "line": 42}],
+  "counters": [{"kernel": "...", "grid": [x,y,z], "block": [x,y,z], "shape": [M, N], "metrics": {...},
+                "lines": [{"file","line","metrics","per_request","ideal","sample"}]}],
+  "perf": {"shapes": [...], "memcpy_gbps": {...}, "variants": [{"name", "shape", "ms", "gbps",
+           "pct_copy_kernel", "pct_memcpy", "vs_torch"}], "torch": {...}} | null,
+  "log": "the tail of the build or run output, for errors",
+  "seconds": 3.2
+}
+Exit codes: 0 pass, 1 fail, 2 error.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from . import RESULT_VERSION
+
+EXIT_CODES = {"pass": 0, "fail": 1, "error": 2}
+
+
+def msg(zh: str, en: str) -> dict:
+    return {"zh": zh, "en": en}
+
+
+@dataclass
+class Result:
+    problem: int | None
+    file: str = ""
+    status: str = "error"
+    message: dict = field(default_factory=lambda: msg("", ""))
+    backend: dict = field(default_factory=dict)
+    tests: list = field(default_factory=list)
+    checks: list = field(default_factory=list)
+    diagnoses: list = field(default_factory=list)
+    counters: list = field(default_factory=list)
+    perf: Any = None
+    log: str = ""
+    seconds: float = 0.0
+    version: int = RESULT_VERSION
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        return {"version": d.pop("version"), **d}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.status]
+
+    def diagnose(self, id: str, zh: str, en: str, file: str = "", line: int = 0) -> None:
+        if any(d["id"] == id for d in self.diagnoses):
+            return
+        self.diagnoses.append({"id": id, "message": msg(zh, en), "file": file, "line": line})
+
+
+def error(problem: int | None, zh: str, en: str, file: str = "", log: str = "", diagnosis: str = "") -> Result:
+    r = Result(problem=problem, file=file, status="error", message=msg(zh, en), log=log)
+    if diagnosis:
+        r.diagnose(diagnosis, zh, en, file)
+    return r

@@ -1,0 +1,66 @@
+"""The chapter's Markdown as HTML: tables, code, math, and a placeholder for each interactive figure
+at its marker (a line `<!-- figure: NAME -->`). The page's scripts fill the placeholders."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+# The figures the page knows how to draw; a marker naming another one is shown as a note, not dropped.
+FIGURES = ("bank-map", "tile-stages", "warp-lens")
+MARKER = re.compile(r"^\s*<!--\s*figure:\s*([A-Za-z0-9_-]+)\s*-->\s*$")
+
+
+def _parser() -> MarkdownIt:
+    # html=True: the chapter is the project's own text, and its markers are HTML comments.
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md.use(dollarmath_plugin, double_inline=True)
+    md.add_render_rule("math_inline", lambda self, tokens, i, options, env:
+                       f'<span class="math" data-display="0">{html.escape(tokens[i].content)}</span>')
+    md.add_render_rule("math_block", lambda self, tokens, i, options, env:
+                       f'<div class="math" data-display="1">{html.escape(tokens[i].content)}</div>\n')
+    return md
+
+
+_MD = _parser()
+
+
+def figure_placeholder(name: str) -> str:
+    return f'<div class="figure" data-figure="{html.escape(name)}"></div>\n'
+
+
+def render(text: str) -> tuple[str, list[str]]:
+    """HTML for the chapter and the figures placed by markers, in order.
+
+    Markers are found among the parsed HTML blocks, so a marker quoted inside a code block stays text."""
+    tokens = _MD.parse(text)
+    placed: list[str] = []
+    for tok in tokens:
+        if tok.type != "html_block":
+            continue
+        lines = tok.content.splitlines()
+        names = [m.group(1) for m in map(MARKER.match, lines) if m]
+        if not names or len(names) != len([ln for ln in lines if ln.strip()]):
+            continue
+        tok.content = "".join(figure_placeholder(n) for n in names)
+        placed.extend(names)
+    return _MD.renderer.render(tokens, _MD.options, {}), placed
+
+
+def render_file(path: Path) -> tuple[str, list[str]]:
+    """The chapter at path, with every known figure the text did not place appended at the end, so a
+    figure is never lost when a marker is missing. Returns (html, figures not placed by a marker)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    body, placed = render(text)
+    missing = [f for f in FIGURES if f not in placed]
+    if missing:
+        body += '<section class="extra-figures">\n<h2 data-i18n="extra_figures"></h2>\n'
+        body += "".join(figure_placeholder(f) for f in missing) + "</section>\n"
+    return body, missing

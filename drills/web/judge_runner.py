@@ -1,0 +1,126 @@
+"""Running the judge for the browser: the same CLI the learner runs, in a subprocess with a time limit,
+one run at a time per problem. Whatever goes wrong comes back as a result object (status "error"),
+so the page always has something to render."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from .. import ROOT
+from ..result import error
+
+DEFAULT_TIMEOUT_S = 300.0
+LOG_TAIL = 8000
+
+
+def judge_command() -> list[str]:
+    """The judge CLI; DRILLS_JUDGE_CMD (a JSON list) replaces it, so tests can run a fake judge."""
+    raw = os.environ.get("DRILLS_JUDGE_CMD")
+    if raw:
+        cmd = json.loads(raw)
+        if not (isinstance(cmd, list) and cmd and all(isinstance(c, str) for c in cmd)):
+            raise ValueError("DRILLS_JUDGE_CMD must be a JSON list of strings")
+        return cmd
+    return [sys.executable, str(ROOT / "practice" / "judge.py")]
+
+
+def timeout_s() -> float:
+    try:
+        return float(os.environ.get("DRILLS_JUDGE_TIMEOUT", DEFAULT_TIMEOUT_S))
+    except ValueError:
+        return DEFAULT_TIMEOUT_S
+
+
+class Busy(Exception):
+    """A run of the same problem is already in progress."""
+
+
+class JudgeRunner:
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._running: set[int] = set()
+        self._procs: set[subprocess.Popen] = set()
+
+    def stop_all(self) -> None:
+        """End every judge still running (the server is shutting down)."""
+        with self._guard:
+            procs = list(self._procs)
+        for proc in procs:
+            _kill_group(proc)
+
+    def run(self, number: int, file: Path, shown: str) -> dict:
+        with self._guard:
+            if number in self._running:
+                raise Busy(number)
+            self._running.add(number)
+        try:
+            return self._run(number, file, shown)
+        finally:
+            with self._guard:
+                self._running.discard(number)
+
+    def _run(self, number: int, file: Path, shown: str) -> dict:
+        cmd = judge_command() + ["test", str(number), "--json", "--file", str(file)]
+        limit = timeout_s()
+        started = time.monotonic()
+        try:
+            # A session of its own, so a timeout can end the judge and everything it started
+            # (the build, the test binary) together.
+            proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as e:
+            return _error(number, shown, f"无法启动评测程序：{e}", f"Cannot start the judge: {e}")
+        with self._guard:
+            self._procs.add(proc)
+        try:
+            out, err = proc.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            out, err = proc.communicate()
+            r = _error(number, shown, f"评测超过时限（{limit:g} 秒），已终止。",
+                       f"The judge ran past its time limit ({limit:g} s) and was stopped.",
+                       _tail(out, err), "timeout")
+            r["seconds"] = round(time.monotonic() - started, 2)
+            return r
+        finally:
+            with self._guard:
+                self._procs.discard(proc)
+        result = _parse(out)
+        if result is None:
+            return _error(number, shown, f"评测程序没有给出结果（退出码 {proc.returncode}），见日志。",
+                          f"The judge gave no result (exit code {proc.returncode}); see the log.",
+                          _tail(out, err))
+        return result
+
+
+def _parse(out: bytes):
+    try:
+        result = json.loads(out.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    if not isinstance(result, dict) or result.get("status") not in ("pass", "fail", "error"):
+        return None
+    return result
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _tail(out: bytes, err: bytes) -> str:
+    text = (out or b"").decode("utf-8", "replace") + (err or b"").decode("utf-8", "replace")
+    return text[-LOG_TAIL:]
+
+
+def _error(number: int, shown: str, zh: str, en: str, log: str = "", diagnosis: str = "") -> dict:
+    return error(number, zh, en, shown, log, diagnosis).to_dict()

@@ -1,0 +1,213 @@
+"""`python practice/judge.py serve`: the browser app, on 127.0.0.1 only (guard.py says who may use it).
+
+Pages are rendered here; the editor, the result panel and the figures are plain scripts in static/.
+Environment (for tests and unusual set-ups):
+  DRILLS_WORKSPACE      where the learner's files and progress live (default: the repository)
+  DRILLS_JUDGE_CMD      the judge command as a JSON list (default: this Python + practice/judge.py)
+  DRILLS_JUDGE_TIMEOUT  seconds one judge run may take (default 300)
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import signal
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+
+from flask import Flask, abort, jsonify, render_template, request, send_from_directory
+from werkzeug.exceptions import HTTPException
+from werkzeug.serving import make_server
+
+from .. import ROOT, catalog, progress
+from . import chapter, guard, i18n, learner_file
+from .judge_runner import Busy, JudgeRunner
+
+MAX_BODY = 1 << 20
+# Installed browser libraries (Debian's libjs-* packages): served from where they are, never from a CDN.
+VENDOR_DIRS = {"codemirror": Path("/usr/share/javascript/codemirror"),
+               "katex": Path("/usr/share/javascript/katex")}
+
+
+def workspace() -> Path:
+    return Path(os.environ.get("DRILLS_WORKSPACE") or ROOT)
+
+
+def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
+    app = Flask(__name__)
+    app.config.update(DRILLS_TOKEN=token, DRILLS_PORT=port, DRILLS_LANG=lang, MAX_CONTENT_LENGTH=MAX_BODY,
+                      JSON_AS_ASCII=False)
+    app.json.ensure_ascii = False
+    guard.install(app)
+    runner = JudgeRunner()
+    app.extensions["drills_runner"] = runner
+    last_results: dict[int, dict] = {}
+    problems = catalog.load()
+    vendors = {name: d for name, d in VENDOR_DIRS.items() if d.is_dir()}
+
+    def progress_file() -> Path:
+        return workspace() / "practice" / ".progress.json"
+
+    def mine(p: catalog.Problem) -> Path:
+        return workspace() / p.mine
+
+    def problem_or_404(number: int) -> catalog.Problem:
+        if number not in problems:
+            abort(404, f"no problem {number}")
+        return problems[number]
+
+    def page_lang() -> str:
+        # The toggle's choice first, then the browser's language, then the CLI's.
+        chosen = request.cookies.get("drills_lang")
+        if chosen in i18n.LANGS:
+            return chosen
+        return request.accept_languages.best_match(i18n.LANGS) or app.config["DRILLS_LANG"]
+
+    def boot(lang: str, **extra) -> dict:
+        return {"lang": lang, "strings": i18n.both(), "token": token, **extra}
+
+    @app.context_processor
+    def assets():
+        return {"vendor": vendors}
+
+    @app.get("/")
+    def index():
+        lang = page_lang()
+        state = progress.load(progress_file())
+        rows = [{"p": p, "status": (state.get(str(p.number)) or {}).get("status")}
+                for p in sorted(problems.values(), key=lambda p: p.number)]
+        return render_template("list.html", lang=lang, t=i18n.table(lang), rows=rows, boot=boot(lang))
+
+    @app.get("/p/<int:number>")
+    def problem_page(number: int):
+        p = problem_or_404(number)
+        lang = page_lang()
+        body, _ = chapter.render_file(ROOT / p.content)
+        entry = progress.load(progress_file()).get(str(number)) or {}
+        data = {"number": number, "mine": p.mine, "text": learner_file.read(mine(p)),
+                "titles": p.title, "hints": [{"zh": h.zh, "en": h.en} for h in p.hints],
+                "hints_shown": int(entry.get("hints", 0) or 0), "status": entry.get("status"),
+                "result": last_results.get(number)}
+        return render_template("problem.html", lang=lang, t=i18n.table(lang), p=p, chapter_html=body,
+                               boot=boot(lang, problem=data))
+
+    @app.get("/api/file/<int:number>")
+    def get_file(number: int):
+        p = problem_or_404(number)
+        return jsonify(path=p.mine, text=learner_file.read(mine(p)))
+
+    @app.post("/api/save")
+    def save():
+        p, text = _problem_and_text(problems)
+        changed = learner_file.save(mine(p), text)
+        return jsonify(path=p.mine, saved=changed)
+
+    @app.post("/api/run")
+    def run():
+        p, text = _problem_and_text(problems, text_required=False)
+        if text is not None:
+            learner_file.save(mine(p), text)
+        try:
+            result = runner.run(p.number, mine(p), p.mine)
+        except Busy:
+            abort(409, "this problem is already being judged")
+        entry = progress.record(p.number, result.get("status", "error"), progress_file())
+        last_results[p.number] = result
+        return jsonify(result=result, progress=entry)
+
+    @app.get("/api/result/<int:number>")
+    def last_result(number: int):
+        problem_or_404(number)
+        return jsonify(result=last_results.get(number))
+
+    @app.post("/api/hint")
+    def hint():
+        p, _ = _problem_and_text(problems, text_required=False)
+        shown = progress.next_hint(p.number, len(p.hints), progress_file()) + 1
+        return jsonify(hints_shown=shown)
+
+    @app.get("/api/solution/<int:number>")
+    def solution(number: int):
+        p = problem_or_404(number)
+        if (progress.load(progress_file()).get(str(number)) or {}).get("status") != "passed":
+            abort(403, "the reference solution opens after your file passes")
+        return jsonify(text=p.path("solution").read_text(encoding="utf-8"))
+
+    @app.get("/vendor/<name>/<path:path>")
+    def vendor(name: str, path: str):
+        if name not in vendors:
+            abort(404)
+        return send_from_directory(vendors[name], path)
+
+    @app.errorhandler(HTTPException)
+    def http_error(e: HTTPException):
+        if request.path.startswith("/api/"):
+            return jsonify(error=e.description, code=e.code), e.code
+        return f"{e.code} {e.name}: {e.description}\n", e.code, {"Content-Type": "text/plain; charset=utf-8"}
+
+    return app
+
+
+def _problem_and_text(problems: dict, text_required: bool = True):
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        abort(400, "expected a JSON object")
+    try:
+        p = problems[int(body.get("problem"))]
+    except (TypeError, ValueError, KeyError):
+        abort(404, "no such problem")
+    text = body.get("text")
+    if text is None and not text_required:
+        return p, None
+    if not isinstance(text, str):
+        abort(400, "expected the file's text as a string")
+    return p, text
+
+
+def serve(port: int | None, open_browser: bool, lang: str = "zh") -> int:
+    """Serve until Ctrl-C. Prints `drills: http://127.0.0.1:PORT/?token=TOKEN` (tests read that line)."""
+    token = secrets.token_urlsafe(24)
+    try:
+        app = create_app(token, 0, lang)
+    except catalog.CatalogError as e:
+        print(f"drills: {e}", file=sys.stderr)
+        return 2
+    try:
+        server = make_server("127.0.0.1", port or 0, app, threaded=True)
+    except OSError as e:
+        print(f"drills: cannot listen on 127.0.0.1:{port}: {e}", file=sys.stderr)
+        return 2
+    app.config["DRILLS_PORT"] = server.port
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request on the learner's terminal
+    url = f"http://127.0.0.1:{server.port}/?token={token}"
+    print(f"drills: {url}", flush=True)
+    print("drills: Ctrl-C stops the server", file=sys.stderr, flush=True)
+    if open_browser:
+        threading.Timer(0.5, webbrowser.open, [url]).start()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as cleanly as Ctrl-C
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        app.extensions["drills_runner"].stop_all()
+    return 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -m drills.web", description="the browser app (same as judge.py serve)")
+    ap.add_argument("--port", type=int)
+    ap.add_argument("--no-browser", action="store_true")
+    ap.add_argument("--lang", choices=i18n.LANGS, default="zh")
+    args = ap.parse_args(argv)
+    return serve(args.port, not args.no_browser, args.lang)

@@ -1,0 +1,41 @@
+"""Shared pytest fixtures: a built C ABI library for the backend this machine can run.
+
+DRILLS_SUBJECT_LIB (set by the judge) points the kernel tests at the library built from the file
+under judgement; without it they test the reference, built here on first use.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from drills import build as builder  # noqa: E402
+from drills import catalog  # noqa: E402
+from drills.toolchain import backend_unavailable, pick_backend  # noqa: E402
+
+
+def kernel_backend() -> str:
+    """The backend kernel tests run on; skips with the reason when this machine has none."""
+    backend = pick_backend(os.environ.get("DRILLS_BACKEND", "auto"))
+    why = backend_unavailable(backend)
+    if why:
+        pytest.skip(f"needs a GPU or the simulator: {why}")
+    return backend
+
+
+def library_for(slug: str) -> Path:
+    """The C ABI library to test: the judge's subject, or the reference built now."""
+    if os.environ.get("DRILLS_SUBJECT_LIB"):
+        return Path(os.environ["DRILLS_SUBJECT_LIB"])
+    backend = kernel_backend()
+    problem = next(p for p in catalog.load().values() if p.slug == slug)
+    subject = builder.subject_for(problem, problem.path("solution"), backend)
+    outcome = builder.build(subject, [subject.targets[1]])
+    if not outcome.ok:
+        pytest.fail(f"the reference for {slug} did not build:\n{outcome.log[-3000:]}")
+    return subject.capi_library
