@@ -24,8 +24,9 @@ class Lib:
         self.dll.drills_to_device.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
         self.dll.drills_to_host.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
         self.dll.drills_memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
-        self.dll.drills_time_xy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int,
-                                            ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_float)]
+        self.dll.drills_time_variant.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_longlong), ctypes.c_int,
+                                                 ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_float),
+                                                 ctypes.POINTER(ctypes.c_double)]
         self.dll.drills_time_memcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
                                                 ctypes.c_int, ctypes.POINTER(ctypes.c_float)]
         self.dll.drills_error_name.restype = ctypes.c_char_p
@@ -42,6 +43,14 @@ class Lib:
         p = ctypes.c_void_p()
         self.check(self.dll.drills_malloc(ctypes.byref(p), nbytes), "cudaMalloc")
         return p.value
+
+    def call(self, name: str, signature: tuple, *args) -> None:
+        """Call the file's host function `name`; pytest skips when the file does not define it."""
+        fn = self.entry(name)
+        if not fn:
+            import pytest
+            pytest.skip(f"{name} is not defined in this file")
+        ctypes.CFUNCTYPE(None, *signature)(fn)(*args)
 
     def upload(self, array: np.ndarray) -> int:
         array = np.ascontiguousarray(array)
@@ -67,10 +76,18 @@ class Lib:
     def error_name(self, err: int) -> str:
         return self.dll.drills_error_name(err).decode()
 
-    def median_ms(self, fn, x, y, M, N) -> float:
+    def time_variant(self, name: str, dims) -> tuple[float, float] | None:
+        """(median ms, bytes one call moves) for a named host function, or None if undefined."""
         samples = (ctypes.c_float * REPS)()
-        self.check(self.dll.drills_time_xy(fn, x, y, M, N, WARMUP, REPS, samples), "timed call")
-        return statistics.median(samples)
+        moved = ctypes.c_double()
+        arr = (ctypes.c_longlong * len(dims))(*dims)
+        err = self.dll.drills_time_variant(name.encode(), arr, len(dims), WARMUP, REPS, samples, ctypes.byref(moved))
+        if err == -1:
+            return None
+        if err == -2:
+            raise ValueError(f"{name}: bad shape {dims}")
+        self.check(err, f"timing {name}")
+        return statistics.median(samples), moved.value
 
     def memcpy_ms(self, dst, src, nbytes) -> float:
         samples = (ctypes.c_float * REPS)()

@@ -16,10 +16,14 @@ from pathlib import Path
 from .build import Subject, build, subject_for
 from .capi import REPS, WARMUP, Lib
 
+# PyTorch's version of the operation, timed the same way in its own process (its own CUDA runtime).
 TORCH_SNIPPET = r"""
 import json, sys, torch
-M, N, warmup, reps = map(int, sys.argv[1:5])
-x = torch.rand(M, N, device="cuda") * 2 - 1
+dims = [int(v) for v in sys.argv[2].split("x")]
+warmup, reps = int(sys.argv[3]), int(sys.argv[4])
+x = torch.rand(*dims, device="cuda") * 2 - 1
+y = torch.rand(*dims, device="cuda") * 2 - 1
+op = eval("lambda x, y: " + sys.argv[1])
 def t(f):
     for _ in range(warmup): f()
     times = []
@@ -27,8 +31,7 @@ def t(f):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         a.record(); f(); b.record(); b.synchronize(); times.append(a.elapsed_time(b))
     times.sort(); return times[len(times) // 2]
-print(json.dumps({"transpose_ms": t(lambda: x.t().contiguous()), "clone_ms": t(lambda: x.clone()),
-                  "version": torch.__version__}))
+print(json.dumps({"op_ms": t(lambda: op(x, y)), "version": torch.__version__}))
 """
 
 
@@ -36,9 +39,11 @@ def gbps(nbytes: int, ms: float) -> float:
     return nbytes / (ms * 1e-3) / 1e9
 
 
-def torch_times(M: int, N: int) -> dict | None:
+def torch_times(op: str, dims) -> dict | None:
+    """PyTorch's time for `op` (an expression in x and y), or None when torch is not importable."""
+    shape = "x".join(str(d) for d in dims)
     try:
-        p = subprocess.run([sys.executable, "-c", TORCH_SNIPPET, str(M), str(N), str(WARMUP), str(REPS)],
+        p = subprocess.run([sys.executable, "-c", TORCH_SNIPPET, op, shape, str(WARMUP), str(REPS)],
                            capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -50,39 +55,40 @@ def torch_times(M: int, N: int) -> dict | None:
         return None
 
 
-def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str) -> dict:
-    import numpy as np
+def parse_shape(text: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in text.lower().split("x"))
+
+
+def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str, torch_op: str = "") -> dict:
+    """Each variant the subject defines, the reference's bound kernel and cudaMemcpy, per shape."""
     subj, ref = Lib(subject_lib), Lib(reference_lib)
     out = {"warmup": WARMUP, "reps": REPS, "statistic": "median", "shapes": [], "variants": []}
-    for M, N in shapes:
-        nbytes = M * N * 4
-        moved = 2 * nbytes
-        host = np.random.default_rng(M * 7919 + N).uniform(-1, 1, (M, N)).astype(np.float32)
-        host[host == 0] = 0.5  # never zeros
-        x, y = ref.upload(host), ref.alloc(nbytes)
-        del host
-        memcpy_ms = ref.memcpy_ms(y, x, nbytes)
-        copy_ms = ref.median_ms(ref.entry(bound), x, y, M, N)
-        row = {"shape": [M, N], "bytes": moved, "memcpy_gbps": gbps(moved, memcpy_ms),
-               "copy_kernel_gbps": gbps(moved, copy_ms)}
-        torch = torch_times(M, N)
+    for dims in shapes:
+        bound_ms, moved = ref.time_variant(bound, dims)
+        half = int(moved // 2)  # cudaMemcpy reads and writes `half` bytes each
+        src, dst = ref.alloc(half), ref.alloc(half)
+        ref.poison(src, half)
+        memcpy_ms = ref.memcpy_ms(dst, src, half)
+        ref.free(src)
+        ref.free(dst)
+        row = {"shape": list(dims), "bytes": moved, "memcpy_gbps": gbps(moved, memcpy_ms),
+               "copy_kernel_gbps": gbps(moved, bound_ms)}
+        torch = torch_times(torch_op, dims) if torch_op else None
         if torch:
-            row["torch_transpose_gbps"] = gbps(moved, torch["transpose_ms"])
-            row["torch_clone_gbps"] = gbps(moved, torch["clone_ms"])
+            row["torch_gbps"] = gbps(moved, torch["op_ms"])
+            row["torch_op"] = torch_op
             row["torch_version"] = torch["version"]
         out["shapes"].append(row)
         for name in variants:
-            fn = subj.entry(name)
-            if not fn:
+            timed = subj.time_variant(name, dims)
+            if timed is None:
                 continue
-            ms = subj.median_ms(fn, x, y, M, N)
-            v = {"name": name, "shape": [M, N], "ms": ms, "gbps": gbps(moved, ms),
-                 "pct_copy_kernel": 100 * copy_ms / ms, "pct_memcpy": 100 * memcpy_ms / ms}
+            ms, moved_v = timed
+            v = {"name": name, "shape": list(dims), "ms": ms, "gbps": gbps(moved_v, ms),
+                 "pct_copy_kernel": 100 * bound_ms / ms, "pct_memcpy": 100 * memcpy_ms / ms}
             if torch:
-                v["vs_torch"] = torch["transpose_ms"] / ms
+                v["vs_torch"] = torch["op_ms"] / ms
             out["variants"].append(v)
-        ref.free(x)
-        ref.free(y)
     return out
 
 
@@ -96,10 +102,10 @@ def measure_subject(problem, subject: Subject) -> dict:
         outcome = build(reference)
         if not outcome.ok:
             return {"error": "the reference did not build: " + outcome.log[-500:]}
-    shapes = [s for s in spec.get("shapes", [])]
     cmd = [sys.executable, "-m", "drills.perf", "--subject", str(subject.capi_library),
            "--reference", str(reference.capi_library), "--bound", spec.get("bound", ""),
-           "--shapes", ",".join(shapes), "--variants", ",".join(spec.get("variants", []))]
+           "--shapes", ",".join(spec.get("shapes", [])), "--variants", ",".join(spec.get("variants", [])),
+           "--torch", spec.get("torch", "")]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, cwd=Path(__file__).parent.parent)
     if p.returncode != 0:
         return {"error": (p.stdout + p.stderr)[-2000:]}
@@ -113,9 +119,11 @@ def main(argv=None) -> int:
     ap.add_argument("--bound", required=True)
     ap.add_argument("--shapes", required=True)
     ap.add_argument("--variants", required=True)
+    ap.add_argument("--torch", default="", help="PyTorch expression in x and y to compare with")
     a = ap.parse_args(argv)
-    shapes = [tuple(int(v) for v in s.split("x")) for s in a.shapes.split(",") if s]
-    res = measure(Path(a.subject), Path(a.reference), shapes, [v for v in a.variants.split(",") if v], a.bound)
+    shapes = [parse_shape(s) for s in a.shapes.split(",") if s]
+    res = measure(Path(a.subject), Path(a.reference), shapes, [v for v in a.variants.split(",") if v], a.bound,
+                  a.torch)
     print(json.dumps(res))
     return 0
 

@@ -116,14 +116,14 @@ def _render_perf(result: dict, c: Console, w: dict) -> None:
     for col in (w["variant"], w["shape"], "GB/s", w["copy"], w["memcpy"], w["torch"]):
         t.add_column(col, justify="right")
     for s in perf["shapes"]:
-        M, N = s["shape"]
-        t.add_row("cudaMemcpy D2D", f"{M}x{N}", f"{s['memcpy_gbps']:.0f}", "", "100%", "")
-        t.add_row("copy kernel", f"{M}x{N}", f"{s['copy_kernel_gbps']:.0f}", "100%", "", "")
-        if "torch_transpose_gbps" in s:
-            t.add_row("torch x.t().contiguous()", f"{M}x{N}", f"{s['torch_transpose_gbps']:.0f}", "", "", "1.00x")
+        shape = "x".join(str(d) for d in s["shape"])
+        t.add_row("cudaMemcpy D2D", shape, f"{s['memcpy_gbps']:.0f}", "", "100%", "")
+        t.add_row("copy kernel", shape, f"{s['copy_kernel_gbps']:.0f}", "100%", "", "")
+        if "torch_gbps" in s:
+            t.add_row(f"torch {s['torch_op']}", shape, f"{s['torch_gbps']:.0f}", "", "", "1.00x")
         for v in perf["variants"]:
             if v["shape"] == s["shape"]:
-                t.add_row(v["name"], f"{M}x{N}", f"{v['gbps']:.0f}", f"{v['pct_copy_kernel']:.0f}%",
+                t.add_row(v["name"], shape, f"{v['gbps']:.0f}", f"{v['pct_copy_kernel']:.0f}%",
                           f"{v['pct_memcpy']:.0f}%", f"{v['vs_torch']:.2f}x" if "vs_torch" in v else "")
     c.print()
     c.print(t)

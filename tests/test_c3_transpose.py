@@ -4,6 +4,7 @@ when the judge sets DRILLS_SUBJECT_LIB."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 
 import numpy as np
@@ -36,17 +37,18 @@ def first_mismatches(want: np.ndarray, got: np.ndarray, limit: int = 8) -> str:
     return f"{len(bad)} of {want.size} elements differ\n" + "\n".join(rows)
 
 
+XY = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int)  # f(x, y, M, N)
+
+
 def run_transpose(lib: Lib, name: str, x: np.ndarray) -> np.ndarray:
-    fn = lib.entry(name)
-    if not fn:
+    if not lib.entry(name):
         pytest.skip(f"{name} is not defined in this file")
     M, N = x.shape
     dx = lib.upload(x)
     dy = lib.alloc(x.nbytes)
     try:
         lib.poison(dy, x.nbytes)
-        import ctypes
-        ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int)(fn)(dx, dy, M, N)
+        lib.call(name, XY, dx, dy, M, N)
         err = lib.sync()
         assert err == 0, f"{name} on {M}x{N}: {lib.error_name(err)}"
         return lib.download(dy, (N, M))
@@ -81,14 +83,12 @@ def test_random_rectangles(lib, name, M, N, seed):
 
 @pytest.mark.parametrize("n", [1, 2, 31, 33, 64, 100])
 def test_inplace_square(lib, n):
-    import ctypes
-    fn = lib.entry("transpose_inplace_square")
-    if not fn:
+    if not lib.entry("transpose_inplace_square"):
         pytest.skip("transpose_inplace_square is not defined in this file")
     a = random_matrix(n, n, seed=n)
     da = lib.upload(a)
     try:
-        ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int)(fn)(da, n)
+        lib.call("transpose_inplace_square", (ctypes.c_void_p, ctypes.c_int), da, n)
         assert lib.sync() == 0
         got = lib.download(da, (n, n))
     finally:
@@ -97,15 +97,13 @@ def test_inplace_square(lib, n):
 
 
 def test_copy_bound_copies(lib):
-    import ctypes
-    fn = lib.entry("copy_tiled")
-    if not fn:
+    if not lib.entry("copy_tiled"):
         pytest.skip("copy_tiled is not defined in this file")
     x = random_matrix(70, 45, seed=3)
     dx, dy = lib.upload(x), lib.alloc(x.nbytes)
     try:
         lib.poison(dy, x.nbytes)
-        ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int)(fn)(dx, dy, 70, 45)
+        lib.call("copy_tiled", XY, dx, dy, 70, 45)
         assert lib.sync() == 0
         got = lib.download(dy, (70, 45))
     finally:

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "drills_capi.h"
+#include "drills_timing.h"
 
 extern "C" {
 
@@ -44,42 +45,10 @@ void* drills_entry(const char* name) {
   return nullptr;
 }
 
-// Time `reps` calls of fn(x, y, M, N) with CUDA events, one pair per call, after `warmup` calls.
-// samples_ms receives each call's time. Returns a cudaError_t.
-int drills_time_xy(void* fn, const float* x, float* y, int M, int N, int warmup, int reps, float* samples_ms) {
-  auto call = reinterpret_cast<void (*)(const float*, float*, int, int)>(fn);
-  for (int i = 0; i < warmup; ++i) call(x, y, M, N);
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  for (int i = 0; i < reps; ++i) {
-    cudaEventRecord(start);
-    call(x, y, M, N);
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    cudaEventElapsedTime(&samples_ms[i], start, stop);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return drills_sync();
-}
-
-// The same for cudaMemcpy device to device: the bandwidth ceiling measured in the same run.
+// cudaMemcpy device to device: the bandwidth ceiling, measured in the same run as the kernels.
 int drills_time_memcpy(void* dst, const void* src, size_t bytes, int warmup, int reps, float* samples_ms) {
-  for (int i = 0; i < warmup; ++i) cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  for (int i = 0; i < reps; ++i) {
-    cudaEventRecord(start);
-    cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice);
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    cudaEventElapsedTime(&samples_ms[i], start, stop);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return drills_sync();
+  return drills::time_calls([&] { cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice); }, warmup, reps,
+                            samples_ms);
 }
 
 }  // extern "C"

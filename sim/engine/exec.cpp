@@ -1,0 +1,406 @@
+// The SIMT executor: blocks on host threads, warps in lockstep with an IPDOM reconvergence stack,
+// bar.sync, memory access resolution with its checks and Nsight Compute counters, and the Module.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "exec.h"
+#include "values.h"
+
+namespace sim::eng {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string hex(uint64_t v) {
+  char b[32];
+  snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+  return b;
+}
+std::string dim(const Dim3& d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+Dim3 thread_of(const Dim3& block, uint32_t linear) {
+  Dim3 t;
+  t.x = linear % block.x;
+  t.y = (linear / block.x) % block.y;
+  t.z = linear / (block.x * block.y);
+  return t;
+}
+
+// Distinct 32-byte sectors touched by the active lanes.
+uint32_t distinct_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes) {
+  uint64_t lo = ~0ull, hi = 0;
+  each_lane(m, [&](int l) {
+    lo = std::min(lo, addr[l] >> 5);
+    hi = std::max(hi, (addr[l] + bytes - 1) >> 5);
+  });
+  if (hi - lo < 256) {
+    uint64_t bits[4] = {0, 0, 0, 0};
+    each_lane(m, [&](int l) {
+      for (uint64_t s = addr[l] >> 5, e = (addr[l] + bytes - 1) >> 5; s <= e; ++s) bits[(s - lo) >> 6] |= 1ull << ((s - lo) & 63);
+    });
+    return uint32_t(__builtin_popcountll(bits[0]) + __builtin_popcountll(bits[1]) + __builtin_popcountll(bits[2]) +
+                    __builtin_popcountll(bits[3]));
+  }
+  uint64_t s[64];
+  int n = 0;
+  each_lane(m, [&](int l) {
+    for (uint64_t a = addr[l] >> 5, e = (addr[l] + bytes - 1) >> 5; a <= e && n < 64; ++a) s[n++] = a;
+  });
+  std::sort(s, s + n);
+  return uint32_t(std::unique(s, s + n) - s);
+}
+
+// Shared-memory wavefronts (sim-notes §4): 32-bit accesses are served for the whole warp at once,
+// 64-bit in two half-warp phases, 128-bit in four quarter-warp phases; a phase costs the largest
+// number of distinct 4-byte words one bank must deliver (the same word to many lanes is free).
+void shared_wavefronts(const uint64_t* off, uint32_t m, uint32_t bytes, uint64_t& wavefronts, uint64_t& ideal) {
+  int phases = bytes <= 4 ? 1 : bytes == 8 ? 2 : 4;
+  int per = 32 / phases;
+  int words_per_lane = bytes <= 4 ? 1 : int(bytes / 4);
+  for (int ph = 0; ph < phases; ++ph) {
+    uint32_t pm = m & (per == 32 ? 0xffffffffu : (((1u << per) - 1) << (ph * per)));
+    if (!pm) continue;
+    ++ideal;
+    uint32_t words[32];
+    int n = 0;
+    uint32_t banks = 0;
+    bool clash = false;
+    for (uint32_t mm = pm; mm; mm &= mm - 1) {
+      int l = __builtin_ctz(mm);
+      for (int k = 0; k < words_per_lane; ++k) {
+        uint32_t w = uint32_t(off[l] >> 2) + k;
+        words[n++] = w;
+        uint32_t b = 1u << (w & 31);
+        clash |= (banks & b) != 0;
+        banks |= b;
+      }
+    }
+    if (!clash) { wavefronts += 1; continue; }
+    std::sort(words, words + n);
+    n = int(std::unique(words, words + n) - words);
+    int count[32] = {0};
+    int worst = 0;
+    for (int i = 0; i < n; ++i) worst = std::max(worst, ++count[words[i] & 31]);
+    wavefronts += uint64_t(worst);
+  }
+}
+
+}  // namespace
+
+uint8_t* Exec::global_ptr(uint64_t a, uint64_t size) {
+  for (auto& c : cache)
+    if (c.host && a >= c.base && a - c.base <= c.size && size <= c.size - (a - c.base)) return c.host + (a - c.base);
+  const Allocation* al = mem->nearest(a);
+  if (al && a >= al->base && a - al->base <= al->size && size <= al->size - (a - al->base)) {
+    if (uint8_t* h = mem->translate(al->base, al->size)) {
+      cache[cache_next++ & 3] = {al->base, al->size, h};
+      return h + (a - al->base);
+    }
+  }
+  return mem->translate(a, size);
+}
+
+void Exec::fail(const std::string& kind, const std::string& msg, Warp& w, int lane, const Instr& in) {
+  if (failed) return;
+  failed = true;
+  err = SimError{};
+  err.kind = kind;
+  err.block = ctaid;
+  err.thread = thread_of(block, w.id * 32 + uint32_t(lane));
+  const LineKey& lk = P->lines[in.line_id];
+  err.file = lk.file;
+  err.line = lk.line;
+  size_t slash = lk.file.rfind('/');
+  std::string where = (slash == std::string::npos ? lk.file : lk.file.substr(slash + 1)) + ":" + std::to_string(lk.line);
+  err.message = msg + " at " + where + ", block " + dim(ctaid) + " thread " + dim(err.thread) + " (`" +
+                P->text[&in - P->code.data()] + "`)";
+}
+
+static const char* op_name(const Instr& in, Access kind) {
+  if (kind == Access::Atomic) return (in.flags & kResultUnused) ? "red" : "atom";
+  return kind == Access::Load ? "ld" : "st";
+}
+
+bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access kind) {
+  Space s = in.space;
+  const int first = __builtin_ctz(m);
+  if (s == Space::Generic) {
+    auto space_of = [](uint64_t a) {
+      return a - kSharedWindow < (1ull << 32) ? Space::Shared : a - kLocalWindow < (1ull << 32) ? Space::Local : Space::Global;
+    };
+    s = space_of(addr[first]);
+    bool mixed = false;
+    each_lane(m, [&](int l) { mixed |= space_of(addr[l]) != s; });
+    if (mixed) {
+      fail("unsupported", "one generic access that mixes state spaces across lanes", w, first, in);
+      return false;
+    }
+    uint64_t window = s == Space::Shared ? kSharedWindow : s == Space::Local ? kLocalWindow : 0;
+    if (window) each_lane(m, [&](int l) { addr[l] -= window; });
+  }
+  resolved = s;
+  const char* what = kind == Access::Load ? "load" : kind == Access::Store ? "store" : "atomic";
+  // Alignment: every access must be aligned to its own size.
+  uint64_t bad_align = 0;
+  int bad_lane = -1;
+  each_lane(m, [&](int l) {
+    if ((addr[l] & (bytes - 1)) && bad_lane < 0) { bad_lane = l; bad_align = addr[l]; }
+  });
+  const char* sname = s == Space::Shared ? "shared" : s == Space::Local ? "local" : s == Space::Const ? "constant" : "global";
+  if (bad_lane >= 0) {
+    fail("misaligned", std::string("misaligned ") + sname + " " + what + " of " + std::to_string(bytes) + " bytes at address " +
+                           hex(bad_align) + " (not a multiple of " + std::to_string(bytes) + ")",
+         w, bad_lane, in);
+    err.address = bad_align;
+    if (s == Space::Global || s == Space::Const) {
+      if (const Allocation* al = mem->nearest(bad_align)) { err.allocation = al->label; err.offset = int64_t(bad_align - al->base); }
+    }
+    return false;
+  }
+  const size_t pc = size_t(&in - P->code.data());
+  InstrCounters& c = ctr[pc];
+  SampleSlot& smp = samples[in.line_id];
+  auto sample = [&](const char* space, bool shared_offsets) {
+    if (block_linear >= smp.block) return;
+    smp.block = block_linear;
+    WarpAccessSample& S = smp.sample;
+    S.space = space;
+    S.op = op_name(in, kind);
+    S.bytes_per_lane = bytes;
+    S.active_mask = m;
+    for (int l = 0; l < 32; ++l) S.address[l] = (m >> l & 1) ? addr[l] : 0;
+    (void)shared_offsets;
+    S.block = ctaid;
+    S.warp = w.id;
+  };
+  if (s == Space::Global || s == Space::Const) {
+    bool ok = true;
+    each_lane(m, [&](int l) {
+      if (!ok) return;
+      uint8_t* h = global_ptr(addr[l], bytes);
+      if (!h) {
+        ok = false;
+        const Allocation* al = mem->nearest(addr[l]);
+        std::string msg = std::string("out-of-bounds ") + sname + " " + what + " of " + std::to_string(bytes) + " bytes at " + hex(addr[l]);
+        if (al) {
+          int64_t off = int64_t(addr[l] - al->base);
+          uint64_t end = al->base + al->size;
+          msg += addr[l] >= end ? ": " + std::to_string(addr[l] + bytes - end) + " bytes past the end of " + al->label
+                                : ": offset " + std::to_string(off) + " of " + al->label + " (" + std::to_string(al->size) + " bytes)";
+          fail("out-of-bounds", msg, w, l, in);
+          err.allocation = al->label;
+          err.offset = off;
+        } else {
+          fail("out-of-bounds", msg + ": no allocation there", w, l, in);
+        }
+        err.address = addr[l];
+      }
+      hptr[l] = h;
+    });
+    if (!ok) return false;
+    if (s == Space::Global) {
+      ++c.g_inst;
+      ++c.g_requests;
+      c.g_sectors += distinct_sectors(addr, m, bytes);
+      sample("global", false);
+    }
+    return true;
+  }
+  if (s == Space::Shared) {
+    bool ok = true;
+    each_lane(m, [&](int l) {
+      if (ok && (addr[l] >= shared_size || shared_size - addr[l] < bytes)) {
+        ok = false;
+        fail("out-of-bounds", std::string("out-of-bounds shared ") + what + " of " + std::to_string(bytes) + " bytes at offset " +
+                                  std::to_string(int64_t(addr[l])) + " (the block has " + std::to_string(shared_size) + " bytes of shared memory)",
+             w, l, in);
+        err.address = addr[l];
+        err.allocation = "shared memory";
+        err.offset = int64_t(addr[l]);
+      }
+    });
+    if (!ok) return false;
+    // Race check: a word written by another warp, or read by another warp before this write,
+    // since the block's last barrier. Atomics are exempt.
+    if (kind != Access::Atomic) {
+      const uint8_t me = uint8_t(w.id);
+      const int32_t ipc = int32_t(pc);
+      const int nw = int((bytes + 3) / 4);
+      for (uint32_t mm = m; mm; mm &= mm - 1) {
+        int l = __builtin_ctz(mm);
+        for (int k = 0; k < nw; ++k) {
+          uint32_t word = uint32_t(addr[l] >> 2) + uint32_t(k);
+          RaceWord& r = race[word];
+          int other_warp = -1, other_lane = 0, other_pc = -1;
+          const char* other_what = nullptr;
+          if (r.w_epoch == epoch && r.w_warp != me) {
+            other_warp = r.w_warp, other_lane = r.w_lane, other_pc = r.w_pc, other_what = "wrote";
+          } else if (kind == Access::Store && r.r_epoch == epoch && r.r_warp != me) {
+            other_warp = r.r_warp == kManyWarps ? -2 : r.r_warp, other_lane = r.r_lane, other_pc = r.r_pc, other_what = "read";
+          }
+          if (other_what) {
+            std::string var = "shared memory";
+            uint64_t off = uint64_t(word) * 4;
+            auto name = [&](const std::vector<SharedVar>& vs) {
+              for (auto& v : vs)
+                if (off >= v.offset && (v.dynamic || off < v.offset + v.size)) var = v.name + " (byte " + std::to_string(off - v.offset) + ")";
+            };
+            name(P->module_shared_vars);
+            name(K->shared_vars);
+            std::string who = "another warp";
+            int oline = other_pc >= 0 ? P->lines[P->code[other_pc].line_id].line : 0;
+            if (other_warp >= 0) {
+              Dim3 t = thread_of(block, uint32_t(other_warp) * 32 + uint32_t(other_lane));
+              who = "thread " + dim(t) + " (warp " + std::to_string(other_warp) + ")";
+            } else if (r.r_warp == kManyWarps) {
+              who = "threads of several warps, first " + dim(thread_of(block, uint32_t(r.r_lane))) ;
+            }
+            fail("shared-race", std::string("shared-memory race on ") + var + ": this " + what + " by warp " + std::to_string(w.id) +
+                                     " and " + who + " that " + other_what + " it at line " + std::to_string(oline) +
+                                     " with no barrier between",
+                 w, l, in);
+            err.address = off;
+            err.allocation = var;
+            err.offset = int64_t(off);
+            err.detail = who + " " + other_what + " it at line " + std::to_string(oline);
+            return false;
+          }
+          if (kind == Access::Store) {
+            r.w_epoch = epoch, r.w_warp = me, r.w_lane = uint8_t(l), r.w_pc = ipc;
+          } else if (r.r_epoch != epoch) {
+            r.r_epoch = epoch, r.r_warp = me, r.r_lane = uint8_t(l), r.r_pc = ipc;
+          } else if (r.r_warp != me && r.r_warp != kManyWarps) {
+            r.r_lane = uint8_t(r.r_warp * 32 + r.r_lane > 255 ? 0 : r.r_warp * 32 + r.r_lane);
+            r.r_warp = kManyWarps;
+          }
+        }
+      }
+    }
+    each_lane(m, [&](int l) { hptr[l] = shared + addr[l]; });
+    ++c.s_inst;
+    if (kind != Access::Atomic) shared_wavefronts(addr, m, bytes, c.s_wavefronts, c.s_ideal);
+    sample("shared", true);
+    return true;
+  }
+  if (s == Space::Local) {
+    bool ok = true;
+    each_lane(m, [&](int l) {
+      if (ok && (addr[l] >= local_per_lane || local_per_lane - addr[l] < bytes)) {
+        ok = false;
+        fail("out-of-bounds", std::string("out-of-bounds local ") + what + " of " + std::to_string(bytes) + " bytes at offset " +
+                                  std::to_string(int64_t(addr[l])) + " of a thread's " + std::to_string(local_per_lane) + "-byte local frame",
+             w, l, in);
+        err.address = addr[l];
+        err.allocation = "local memory";
+        err.offset = int64_t(addr[l]);
+      }
+      hptr[l] = local + (size_t(w.id) * 32 + size_t(l)) * local_per_lane + addr[l];
+    });
+    return ok;
+  }
+  fail("unsupported", "access to this state space", w, first, in);
+  return false;
+}
+
+// --------------------------------------------------------------------------------------------
+// Device printf (CUDA's ABI: the format's address, then a buffer of 8-byte-aligned arguments).
+
+void Exec::vprintf(Warp& w, const Instr& in, uint32_t m, const CallSite& cs) {
+  if (cs.arg_slots.size() < 2) { fail("unsupported", "vprintf with unexpected arguments", w, __builtin_ctz(m), in); return; }
+  const uint64_t* fmt_slot = w.src(cs.arg_slots[0]);
+  const uint64_t* arg_slot = w.src(cs.arg_slots[1]);
+  uint64_t* ret = cs.ret_slots.empty() ? nullptr : w.reg(cs.ret_slots[0]);
+  for (uint32_t mm = m; mm && !failed; mm &= mm - 1) {
+    int l = __builtin_ctz(mm);
+    auto read = [&](uint64_t a, void* out, uint32_t n) -> bool {
+      if (a - kLocalWindow < (1ull << 32)) {
+        uint64_t o = a - kLocalWindow;
+        if (o + n > local_per_lane) return false;
+        memcpy(out, local + (size_t(w.id) * 32 + size_t(l)) * local_per_lane + o, n);
+        return true;
+      }
+      if (a - kSharedWindow < (1ull << 32)) {
+        uint64_t o = a - kSharedWindow;
+        if (o + n > shared_size) return false;
+        memcpy(out, shared + o, n);
+        return true;
+      }
+      uint8_t* h = global_ptr(a, n);
+      if (!h) return false;
+      memcpy(out, h, n);
+      return true;
+    };
+    auto read_str = [&](uint64_t a, std::string& s) {
+      for (int i = 0; i < 4096; ++i) {
+        char ch;
+        if (!read(a + uint64_t(i), &ch, 1)) return false;
+        if (!ch) return true;
+        s += ch;
+      }
+      return true;
+    };
+    std::string fmt, out;
+    if (!read_str(fmt_slot[l], fmt)) { fail("out-of-bounds", "printf format string not readable", w, l, in); return; }
+    uint64_t ap = arg_slot[l];
+    uint64_t off = 0;
+    auto next_arg = [&](uint32_t size) -> uint64_t {
+      off = (off + size - 1) / size * size;
+      uint64_t v = 0;
+      if (!read(ap + off, &v, size)) fail("out-of-bounds", "printf argument buffer not readable", w, l, in);
+      off += size;
+      return v;
+    };
+    for (size_t i = 0; i < fmt.size() && !failed; ++i) {
+      if (fmt[i] != '%') { out += fmt[i]; continue; }
+      size_t j = i + 1;
+      if (j < fmt.size() && fmt[j] == '%') { out += '%'; i = j; continue; }
+      while (j < fmt.size() && strchr("-+ #0123456789.*", fmt[j])) ++j;
+      std::string len;
+      while (j < fmt.size() && strchr("hlLqjzt", fmt[j])) len += fmt[j++];
+      if (j >= fmt.size()) break;
+      char conv = fmt[j];
+      std::string spec = fmt.substr(i, j - i - len.size()) ;
+      char buf[512];
+      if (strchr("fFeEgGaA", conv)) {
+        uint64_t bits = next_arg(8);
+        double d;
+        memcpy(&d, &bits, 8);
+        snprintf(buf, sizeof buf, (spec + conv).c_str(), d);
+      } else if (conv == 's') {
+        std::string s;
+        uint64_t p = next_arg(8);
+        if (!read_str(p, s)) s = "(bad string)";
+        snprintf(buf, sizeof buf, (spec + 's').c_str(), s.c_str());
+      } else if (conv == 'p') {
+        snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)next_arg(8));
+      } else if (strchr("diouxXc", conv)) {
+        bool wide = len.find('l') != std::string::npos || len == "z" || len == "j" || len == "t" || len == "q";
+        uint64_t v = next_arg(wide ? 8 : 4);
+        if (strchr("di", conv)) {
+          long long sv = wide ? (long long)int64_t(v) : (long long)int32_t(uint32_t(v));
+          snprintf(buf, sizeof buf, (spec + "ll" + conv).c_str(), sv);
+        } else if (conv == 'c') {
+          snprintf(buf, sizeof buf, (spec + 'c').c_str(), int(v));
+        } else {
+          unsigned long long uv = wide ? (unsigned long long)v : (unsigned long long)uint32_t(v);
+          snprintf(buf, sizeof buf, (spec + "ll" + conv).c_str(), uv);
+        }
+      } else {
+        buf[0] = 0;
+        out += fmt.substr(i, j - i + 1);
+      }
+      out += buf;
+      i = j;
+    }
+    printf_out += out;
+    if (ret) ret[l] = out.size();
+  }
+}
+
+}  // namespace sim::eng

@@ -1,0 +1,123 @@
+// Execution state shared by the executor (exec.cpp) and the instruction handlers (ops.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "program.h"
+
+namespace sim::eng {
+
+// Visit the set lanes of a mask; the all-active case is a plain loop the compiler can vectorise.
+template <class F>
+inline void each_lane(uint32_t m, F&& f) {
+  if (m == 0xffffffffu) {
+    for (int l = 0; l < 32; ++l) f(l);
+  } else {
+    for (; m; m &= m - 1) f(__builtin_ctz(m));
+  }
+}
+
+struct StackEntry {
+  int32_t pc;
+  int32_t rpc;        // reconvergence pc; -1: none (lanes leave only by exiting)
+  uint32_t mask;
+  int32_t frame;      // >= 0: this entry is the base of call frame #frame (popped by ret)
+};
+
+struct Frame {
+  uint32_t reg_base;
+  uint32_t local_base;
+  int32_t call_site;
+  int32_t func;
+};
+
+enum class WarpState : uint8_t { Running, AtBarrier, Done };
+
+struct Warp {
+  uint64_t* base[3];            // kSlotReg (current frame), kSlotConst, kSlotSpecial
+  std::vector<uint64_t> regfile;
+  std::vector<uint64_t> special;
+  std::vector<StackEntry> stack;
+  std::vector<Frame> frames;
+  uint32_t id = 0;
+  uint32_t live = 0;            // lanes that have not exited
+  uint32_t launched = 0;        // lanes that exist (partial last warp)
+  WarpState state = WarpState::Running;
+  int32_t bar_pc = -1;
+  uint32_t bar_id = 0;
+  uint64_t insts = 0;
+
+  uint64_t* reg(uint16_t slot) { return base[slot >> 14] + uint32_t(slot & kSlotIndex) * 32; }
+  const uint64_t* src(uint16_t slot) const { return base[slot >> 14] + uint32_t(slot & kSlotIndex) * 32; }
+};
+
+// Counters of one instruction, summed over the warps that executed it.
+struct InstrCounters {
+  uint64_t executed = 0;       // warp-level instructions with >= 1 active lane
+  uint64_t g_inst = 0;         // ... of them that went to global memory
+  uint64_t g_requests = 0;
+  uint64_t g_sectors = 0;
+  uint64_t s_inst = 0;         // ... that went to shared memory
+  uint64_t s_wavefronts = 0;
+  uint64_t s_ideal = 0;
+};
+
+struct SampleSlot {
+  uint64_t block = ~0ull;      // linear index of the block the sample came from
+  WarpAccessSample sample;
+};
+
+// Last writer / reader of one 4-byte shared word, for the race check.
+struct RaceWord {
+  uint32_t w_epoch = 0, r_epoch = 0;
+  int32_t w_pc = -1, r_pc = -1;
+  uint8_t w_warp = 0, w_lane = 0, r_warp = 0, r_lane = 0;
+};
+constexpr uint8_t kManyWarps = 0xff;
+
+struct TranslateCache {
+  uint64_t base = 0, size = 0;
+  uint8_t* host = nullptr;
+};
+
+enum class Access : uint8_t { Load, Store, Atomic };
+
+// One block in flight on one host thread.
+struct Exec {
+  const Program* P = nullptr;
+  const Function* K = nullptr;
+  DeviceMemory* mem = nullptr;
+  const uint8_t* kparams = nullptr;
+  uint8_t* shared = nullptr;
+  uint64_t shared_size = 0;
+  RaceWord* race = nullptr;
+  uint32_t epoch = 0;
+  uint8_t* local = nullptr;      // per warp: 32 lanes x local_per_lane
+  uint32_t local_per_lane = 0;
+  Dim3 grid, block, ctaid;
+  uint64_t block_linear = 0;
+  InstrCounters* ctr = nullptr;
+  SampleSlot* samples = nullptr; // per line
+  bool failed = false;
+  SimError err;
+  std::string printf_out;
+  TranslateCache cache[4];
+  unsigned cache_next = 0;
+  uint8_t* hptr[32];             // scratch: host pointers of the current access, per lane
+  uint64_t addr[32];             // scratch: addresses of the current access, per lane
+  Space resolved = Space::Global;
+
+  // Resolve the addresses of one warp-level access (addresses already in addr[]), run the checks,
+  // count it, and fill hptr[]. Returns false (and sets err) when the access is illegal.
+  bool access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access kind);
+  void fail(const std::string& kind, const std::string& msg, Warp& w, int lane, const Instr& in);
+  void vprintf(Warp& w, const Instr& in, uint32_t m, const CallSite& cs);
+  uint8_t* global_ptr(uint64_t a, uint64_t size);
+};
+
+// Handlers that only the executor dispatches (declared here so ops.cpp can name them in the table).
+void decode_error(const std::string& what);
+
+}  // namespace sim::eng

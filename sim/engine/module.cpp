@@ -1,0 +1,535 @@
+// Module: load globals, and run a launch: blocks on host threads, warps to barriers, the SIMT
+// stack, the watchdog, and the deterministic merge of counters, samples, printf and errors.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "exec.h"
+
+namespace sim::eng {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Stop { None, Watchdog };
+
+struct Worker {
+  std::vector<InstrCounters> ctr;
+  std::vector<SampleSlot> samples;
+  std::vector<RaceWord> race;
+  std::vector<uint8_t> shared, local;
+  std::vector<Warp> warps;
+  uint32_t epoch = 0;
+  std::vector<std::pair<uint64_t, std::string>> printf_out;
+  bool has_error = false;
+  uint64_t error_block = ~0ull;
+  SimError error;
+};
+
+struct Launch {
+  const Program& P;
+  const Function& K;
+  DeviceMemory& mem;
+  const LaunchParams& lp;
+  std::vector<uint8_t> kparams;
+  uint64_t shared_size = 0;
+  uint32_t nthreads = 0, nwarps = 0;
+  std::atomic<uint64_t> next{0};
+  std::atomic<uint64_t> min_failed{~0ull};
+  std::atomic<bool> stop{false};
+  Clock::time_point t0;
+
+  Launch(const Program& p, const Function& k, DeviceMemory& m, const LaunchParams& l) : P(p), K(k), mem(m), lp(l) {}
+
+  void init_warp(Warp& w, uint32_t id, const Exec& x) {
+    w.id = id;
+    w.regfile.assign(size_t(K.max_regs) * 32, 0);
+    w.special.assign(size_t(kSpecialCount) * 32, 0);
+    w.base[0] = w.regfile.data();
+    w.base[1] = const_cast<uint64_t*>(P.const_lanes.data());
+    w.base[2] = w.special.data();
+    uint32_t first = id * 32;
+    w.launched = nthreads - first >= 32 ? 0xffffffffu : (1u << (nthreads - first)) - 1;
+    w.live = w.launched;
+    auto sp = [&](Special s) { return w.special.data() + size_t(s) * 32; };
+    for (int l = 0; l < 32; ++l) {
+      uint32_t t = first + uint32_t(l);
+      sp(kTidX)[l] = t % lp.block.x;
+      sp(kTidY)[l] = (t / lp.block.x) % lp.block.y;
+      sp(kTidZ)[l] = t / (lp.block.x * lp.block.y);
+      sp(kNtidX)[l] = lp.block.x, sp(kNtidY)[l] = lp.block.y, sp(kNtidZ)[l] = lp.block.z;
+      sp(kCtaidX)[l] = x.ctaid.x, sp(kCtaidY)[l] = x.ctaid.y, sp(kCtaidZ)[l] = x.ctaid.z;
+      sp(kNctaidX)[l] = lp.grid.x, sp(kNctaidY)[l] = lp.grid.y, sp(kNctaidZ)[l] = lp.grid.z;
+      sp(kLaneid)[l] = uint32_t(l);
+      sp(kWarpid)[l] = id;
+      sp(kNwarpid)[l] = nwarps;
+      sp(kLanemaskEq)[l] = 1u << l;
+      sp(kLanemaskLt)[l] = (1u << l) - 1;
+      sp(kLanemaskLe)[l] = uint32_t((2ull << l) - 1);
+      sp(kLanemaskGt)[l] = ~uint32_t((2ull << l) - 1);
+      sp(kLanemaskGe)[l] = ~((1u << l) - 1);
+      sp(kDynSmem)[l] = lp.dynamic_shared_bytes;
+      sp(kTotalSmem)[l] = shared_size;
+      sp(kGridid)[l] = 1;
+      sp(kNsmid)[l] = 132;
+    }
+    w.stack.clear();
+    w.stack.reserve(64);
+    w.stack.push_back({K.begin, -1, w.launched, -1});
+    w.frames.clear();
+    w.frames.push_back({0, 0, -1, int32_t(&K - P.funcs.data())});
+    w.state = w.launched ? WarpState::Running : WarpState::Done;
+    w.bar_pc = -1;
+    w.insts = 0;
+  }
+
+  // Runs one warp until it waits at a barrier, finishes, or fails.
+  void run_warp(Exec& x, Warp& w) {
+    const Instr* code = P.code.data();
+    InstrCounters* ctr = x.ctr;
+    uint32_t budget = 1 << 14;
+    for (;;) {
+      if (--budget == 0) {
+        budget = 1 << 14;
+        if (stop.load(std::memory_order_relaxed)) return;
+        if (std::chrono::duration<double>(Clock::now() - t0).count() > lp.watchdog_seconds) {
+          stop = true;
+          const Instr& in = code[w.stack.back().pc];
+          char buf[160];
+          snprintf(buf, sizeof buf, "the kernel ran longer than the %.3g s watchdog (a loop that never ends?)", lp.watchdog_seconds);
+          x.fail("watchdog", buf, w, __builtin_ctz(w.stack.back().mask | 1), in);
+          return;
+        }
+      }
+      if (w.stack.empty()) { w.state = WarpState::Done; return; }
+      StackEntry& top = w.stack.back();
+      if (top.mask == 0 || top.pc == top.rpc) {
+        if (top.frame >= 0) {  // every lane of a call exited inside it: drop the frame too
+          w.frames.resize(size_t(top.frame));
+          const Frame& caller = w.frames.back();
+          w.base[0] = w.regfile.data() + size_t(caller.reg_base) * 32;
+          for (int l = 0; l < 32; ++l) w.special[size_t(kDepot) * 32 + l] = caller.local_base;
+        }
+        w.stack.pop_back();
+        continue;
+      }
+      const int32_t pc = top.pc;
+      const Instr& in = code[pc];
+      uint32_t m = top.mask;
+      if (in.guard != kNoSlot) {
+        const uint64_t* g = w.src(in.guard);
+        uint32_t gm = 0;
+        for (int l = 0; l < 32; ++l) gm |= uint32_t(g[l] != 0) << l;
+        m &= in.guard_neg ? ~gm : gm;
+      }
+      if (m) ++ctr[pc].executed;
+      ++w.insts;
+      switch (in.cls) {
+        case kAlu:
+          if (m) in.fn(x, w, in, m);
+          ++top.pc;
+          break;
+        case kMem:
+        case kWarpSync:
+          if (m) {
+            in.fn(x, w, in, m);
+            if (x.failed) return;
+          }
+          ++w.stack.back().pc;
+          break;
+        case kNop:
+          ++top.pc;
+          break;
+        case kBra: {
+          uint32_t nt = top.mask & ~m;
+          if (nt == 0) { top.pc = in.target; break; }
+          if (m == 0) { ++top.pc; break; }
+          int32_t r = in.ipdom;
+          if (top.rpc == r) {
+            top.pc = pc + 1;
+            top.mask = nt;
+            w.stack.push_back({in.target, r, m, -1});
+          } else {
+            top.pc = r;
+            w.stack.push_back({pc + 1, r, nt, -1});
+            w.stack.push_back({in.target, r, m, -1});
+          }
+          break;
+        }
+        case kExit: {
+          if (m) {
+            w.live &= ~m;
+            for (auto& e : w.stack) e.mask &= ~m;
+          }
+          if (w.live == 0) { w.state = WarpState::Done; w.stack.clear(); return; }
+          if (w.stack.back().mask) ++w.stack.back().pc;
+          break;
+        }
+        case kTrap:
+          if (m) { x.fail("trap", "trap instruction executed (__trap() or a failed device assert)", w, __builtin_ctz(m), in); return; }
+          ++top.pc;
+          break;
+        case kBar: {
+          if (m == 0) { ++top.pc; break; }
+          if (m != w.live) {
+            char buf[200];
+            snprintf(buf, sizeof buf, "bar.sync reached by part of warp %u (lanes 0x%08x) while its other live lanes (0x%08x) are elsewhere",
+                     w.id, m, w.live & ~m);
+            x.fail("barrier-divergence", buf, w, __builtin_ctz(m), in);
+            return;
+          }
+          ++top.pc;
+          w.state = WarpState::AtBarrier;
+          w.bar_pc = pc;
+          w.bar_id = uint32_t(in.imm);
+          return;
+        }
+        case kCall: {
+          if (m == 0) { ++top.pc; break; }
+          const CallSite& cs = P.calls[in.target];
+          if (cs.callee < 0) {
+            x.vprintf(w, in, m, cs);
+            if (x.failed) return;
+            ++top.pc;
+            break;
+          }
+          const Function& C = P.funcs[cs.callee];
+          const Frame cur = w.frames.back();
+          uint32_t nb = cur.reg_base + P.funcs[cur.func].nregs;
+          uint32_t nl = cur.local_base + (P.funcs[cur.func].depot + 15) / 16 * 16;
+          if (size_t(nb + C.nregs) * 32 > w.regfile.size()) {
+            x.fail("unsupported", "call nesting deeper than the kernel's call graph", w, __builtin_ctz(m), in);
+            return;
+          }
+          uint64_t* callee_regs = w.regfile.data() + size_t(nb) * 32;
+          for (auto& a : cs.args)
+            for (uint16_t k = 0; k < a.nslots; ++k) {
+              const uint64_t* s = w.src(uint16_t(a.from + k));
+              uint64_t* d = callee_regs + size_t(a.to + k) * 32;
+              each_lane(m, [&](int l) { d[l] = s[l]; });
+            }
+          ++top.pc;
+          w.frames.push_back({nb, nl, in.target, cs.callee});
+          w.stack.push_back({C.begin, -1, m, int32_t(w.frames.size() - 1)});
+          w.base[0] = callee_regs;
+          for (int l = 0; l < 32; ++l) w.special[size_t(kDepot) * 32 + l] = nl;
+          break;
+        }
+        case kRet: {
+          if (top.frame < 0 || w.frames.size() < 2) {
+            x.fail("unsupported", "ret outside a call frame", w, __builtin_ctz(top.mask), in);
+            return;
+          }
+          const Frame f = w.frames.back();
+          const CallSite& cs = P.calls[f.call_site];
+          uint32_t fm = top.mask;
+          w.frames.pop_back();
+          const Frame& caller = w.frames.back();
+          uint64_t* callee_regs = w.regfile.data() + size_t(f.reg_base) * 32;
+          w.base[0] = w.regfile.data() + size_t(caller.reg_base) * 32;
+          for (auto& r : cs.rets)
+            for (uint16_t k = 0; k < r.nslots; ++k) {
+              const uint64_t* s = callee_regs + size_t(r.from + k) * 32;
+              uint64_t* d = w.reg(uint16_t(r.to + k));
+              each_lane(fm, [&](int l) { d[l] = s[l]; });
+            }
+          for (int l = 0; l < 32; ++l) w.special[size_t(kDepot) * 32 + l] = caller.local_base;
+          w.stack.pop_back();
+          break;
+        }
+      }
+    }
+  }
+
+  void run_block(Worker& wk, uint64_t b) {
+    Exec x;
+    x.P = &P;
+    x.K = &K;
+    x.mem = &mem;
+    x.kparams = kparams.data();
+    x.grid = lp.grid;
+    x.block = lp.block;
+    x.ctaid.x = uint32_t(b % lp.grid.x);
+    x.ctaid.y = uint32_t((b / lp.grid.x) % lp.grid.y);
+    x.ctaid.z = uint32_t(b / (uint64_t(lp.grid.x) * lp.grid.y));
+    x.block_linear = b;
+    x.ctr = wk.ctr.data();
+    x.samples = wk.samples.data();
+    // Shared memory starts as a poison pattern, so reading it before writing is visible.
+    std::fill(wk.shared.begin(), wk.shared.end(), uint8_t(0xff));
+    x.shared = wk.shared.data();
+    x.shared_size = shared_size;
+    x.race = wk.race.data();
+    x.epoch = ++wk.epoch;
+    x.local_per_lane = K.max_depot;
+    if (!wk.local.empty()) std::fill(wk.local.begin(), wk.local.end(), uint8_t(0));
+    x.local = wk.local.data();
+    for (uint32_t i = 0; i < nwarps; ++i) init_warp(wk.warps[i], i, x);
+    for (;;) {
+      for (uint32_t i = 0; i < nwarps; ++i) {
+        Warp& w = wk.warps[i];
+        if (w.state != WarpState::Running) continue;
+        run_warp(x, w);
+        if (x.failed || stop) break;
+      }
+      if (x.failed || stop) break;
+      // Every warp now waits at a barrier or is done.
+      Warp* waiting = nullptr;
+      bool mixed_id = false, mixed_pc = false;
+      Warp* done = nullptr;
+      for (uint32_t i = 0; i < nwarps; ++i) {
+        Warp& w = wk.warps[i];
+        if (w.state == WarpState::AtBarrier) {
+          if (!waiting) waiting = &w;
+          else {
+            mixed_id |= w.bar_id != waiting->bar_id;
+            mixed_pc |= w.bar_pc != waiting->bar_pc;
+          }
+        } else if (w.state == WarpState::Done && w.launched && !done) {
+          done = &w;
+        }
+      }
+      if (!waiting) break;
+      const Instr& bin = P.code[waiting->bar_pc];
+      if (mixed_id) {
+        x.fail("deadlock", "deadlock: every live warp of the block waits at a barrier, but not at the same one", *waiting, 0, bin);
+        break;
+      }
+      if (done) {
+        x.fail("barrier-divergence",
+               "bar.sync reached by part of the block: warp " + std::to_string(done->id) +
+                   " exited without reaching the barrier the other warps wait at",
+               *waiting, 0, bin);
+        break;
+      }
+      if (mixed_pc) {
+        x.fail("barrier-divergence", "bar.sync reached by part of the block: the warps wait at different bar.sync instructions",
+               *waiting, 0, bin);
+        break;
+      }
+      x.epoch = ++wk.epoch;
+      for (uint32_t i = 0; i < nwarps; ++i)
+        if (wk.warps[i].state == WarpState::AtBarrier) wk.warps[i].state = WarpState::Running;
+    }
+    if (!x.printf_out.empty()) wk.printf_out.push_back({b, std::move(x.printf_out)});
+    if (x.failed && b < wk.error_block) {
+      wk.has_error = true;
+      wk.error_block = b;
+      wk.error = x.err;
+      uint64_t cur = min_failed.load();
+      while (b < cur && !min_failed.compare_exchange_weak(cur, b)) {}
+    }
+  }
+
+  void worker(Worker& wk, uint64_t nblocks) {
+    wk.ctr.assign(P.code.size(), InstrCounters{});
+    wk.samples.assign(P.lines.size(), SampleSlot{});
+    wk.shared.assign(shared_size, 0xff);
+    wk.race.assign((shared_size + 3) / 4 + 4, RaceWord{});
+    wk.local.assign(size_t(nwarps) * 32 * K.max_depot, 0);
+    wk.warps.resize(nwarps);
+    for (;;) {
+      uint64_t b = next.fetch_add(1);
+      if (b >= nblocks || b > min_failed.load() || stop) break;
+      run_block(wk, b);
+    }
+  }
+};
+
+
+const char* kMetricNames[] = {
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",  "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",   "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum", "smsp__inst_executed_op_shared_atom.sum",
+    "smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_global_st.sum", "smsp__inst_executed.sum"};
+
+// The Nsight Compute metrics one instruction contributes.
+void instr_metrics(const Instr& in, const InstrCounters& c, Metrics& m) {
+  if (!c.executed) return;
+  m["smsp__inst_executed.sum"] += c.executed;
+  if (in.cls != kMem) return;
+  static const char* ops[] = {"ld", "st", "atom", "red"};
+  const std::string op = ops[in.memop];
+  if (c.g_inst) {
+    m["l1tex__t_requests_pipe_lsu_mem_global_op_" + op + ".sum"] += c.g_requests;
+    m["l1tex__t_sectors_pipe_lsu_mem_global_op_" + op + ".sum"] += c.g_sectors;
+    if (in.memop <= kOpSt) m["smsp__inst_executed_op_global_" + op + ".sum"] += c.g_inst;
+  }
+  if (c.s_inst) {
+    if (in.memop >= kOpAtom) {
+      m["smsp__inst_executed_op_shared_atom.sum"] += c.s_inst;
+    } else {
+      m["smsp__inst_executed_op_shared_" + op + ".sum"] += c.s_inst;
+      m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + op + ".sum"] += c.s_wavefronts;
+      m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op + ".sum"] += c.s_wavefronts - c.s_ideal;
+    }
+  }
+}
+
+class PtxModule : public Module {
+ public:
+  explicit PtxModule(const std::string& text) { build_program(text, P_); }
+
+  const Function* kernel(const std::string& name) const {
+    for (auto& f : P_.funcs)
+      if (f.is_entry && f.name == name) return &f;
+    return nullptr;
+  }
+  bool has_kernel(const std::string& name) const override { return kernel(name) != nullptr; }
+  std::vector<uint64_t> param_sizes(const std::string& name) const override {
+    const Function* k = kernel(name);
+    if (!k) throw std::runtime_error("no kernel named " + name);
+    std::vector<uint64_t> s;
+    for (auto& p : k->params) s.push_back(p.size);
+    return s;
+  }
+  void load_globals(DeviceMemory& memory) override {
+    if (loaded_) return;
+    for (auto& g : P_.globals) {
+      g.address = memory.allocate(std::max<uint64_t>(g.size, 1), (g.is_const ? "__constant__ " : "__device__ ") + g.name);
+      uint8_t* h = memory.translate(g.address, g.size);
+      if (h && g.size) {
+        memset(h, 0, g.size);
+        memcpy(h, g.init.data(), std::min<size_t>(g.init.size(), g.size));
+      }
+    }
+    for (auto& f : P_.fixups) {
+      uint64_t v = P_.globals[f.global].address + uint64_t(f.offset);
+      P_.consts[f.pool_index] = v;
+      for (int l = 0; l < 32; ++l) P_.const_lanes[size_t(f.pool_index) * 32 + l] = v;
+    }
+    loaded_ = true;
+  }
+  std::vector<Symbol> symbols() const override {
+    std::vector<Symbol> s;
+    for (auto& g : P_.globals) s.push_back({g.name, g.address, g.size});
+    return s;
+  }
+  LaunchReport launch(const LaunchParams& lp, DeviceMemory& memory) override;
+
+ private:
+  Program P_;
+  bool loaded_ = false;
+  std::mutex mu_;
+};
+
+LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto t0 = Clock::now();
+  LaunchReport rep;
+  rep.kernel = lp.kernel;
+  rep.grid = lp.grid;
+  rep.block = lp.block;
+  for (const char* n : kMetricNames) rep.metrics[n] = 0;
+  auto early_error = [&](const std::string& kind, const std::string& msg) {
+    SimError e;
+    e.kind = kind;
+    e.message = msg;
+    rep.errors.push_back(e);
+    rep.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return rep;
+  };
+  const Function* K = kernel(lp.kernel);
+  if (!K) return early_error("unsupported", "no kernel named " + lp.kernel + " in the module");
+  if (!K->unsupported.empty()) return early_error("unsupported", K->unsupported + " (in kernel " + K->name + ")");
+  uint64_t nthreads = uint64_t(lp.block.x) * lp.block.y * lp.block.z;
+  uint64_t nblocks = uint64_t(lp.grid.x) * lp.grid.y * lp.grid.z;
+  if (nthreads == 0 || nthreads > 1024 || nblocks == 0)
+    return early_error("unsupported", "invalid launch configuration: block " + std::to_string(nthreads) + " threads, grid " +
+                                          std::to_string(nblocks) + " blocks");
+  load_globals(memory);
+
+  Launch L(P_, *K, memory, lp);
+  L.t0 = t0;
+  L.nthreads = uint32_t(nthreads);
+  L.nwarps = uint32_t((nthreads + 31) / 32);
+  L.kparams.assign(K->param_bytes + 8, 0);
+  for (size_t i = 0; i < K->params.size(); ++i) {
+    if (!lp.args || !lp.args[i]) return early_error("unsupported", "kernel argument " + std::to_string(i) + " missing");
+    memcpy(L.kparams.data() + K->params[i].offset, lp.args[i], K->params[i].size);
+  }
+  uint64_t dyn_start = (K->shared_static + K->shared_align - 1) / K->shared_align * K->shared_align;
+  L.shared_size = lp.dynamic_shared_bytes ? dyn_start + lp.dynamic_shared_bytes : K->shared_static;
+
+  int threads = lp.host_threads > 0 ? lp.host_threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  threads = int(std::min<uint64_t>(uint64_t(threads), nblocks));
+  std::vector<Worker> workers(static_cast<size_t>(threads));
+  if (threads == 1) {
+    L.worker(workers[0], nblocks);
+  } else {
+    std::vector<std::thread> pool;
+    for (int i = 0; i < threads; ++i) pool.emplace_back([&, i] { L.worker(workers[size_t(i)], nblocks); });
+    for (auto& t : pool) t.join();
+  }
+
+  // Merge in a fixed order: counters are sums, samples come from the lowest block, the reported
+  // error is the lowest-numbered failing block's, printf output is in block order.
+  std::vector<InstrCounters> ctr(P_.code.size());
+  std::vector<SampleSlot> samples(P_.lines.size());
+  std::vector<std::pair<uint64_t, std::string>> out;
+  const Worker* err = nullptr;
+  for (auto& w : workers) {
+    for (size_t i = 0; i < ctr.size() && i < w.ctr.size(); ++i) {
+      ctr[i].executed += w.ctr[i].executed;
+      ctr[i].g_inst += w.ctr[i].g_inst;
+      ctr[i].g_requests += w.ctr[i].g_requests;
+      ctr[i].g_sectors += w.ctr[i].g_sectors;
+      ctr[i].s_inst += w.ctr[i].s_inst;
+      ctr[i].s_wavefronts += w.ctr[i].s_wavefronts;
+      ctr[i].s_ideal += w.ctr[i].s_ideal;
+    }
+    for (size_t i = 0; i < samples.size() && i < w.samples.size(); ++i)
+      if (w.samples[i].block < samples[i].block) samples[i] = w.samples[i];
+    for (auto& p : w.printf_out) out.push_back(p);
+    if (w.has_error && (!err || w.error_block < err->error_block)) err = &w;
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  for (auto& p : out) fwrite(p.second.data(), 1, p.second.size(), stdout);
+  if (!out.empty()) fflush(stdout);
+  if (err) rep.errors.push_back(err->error);
+
+  std::map<int, Metrics> by_line;
+  for (int pc = K->begin; pc < int(P_.code.size()); ++pc) {
+    const Instr& in = P_.code[pc];
+    if (!ctr[pc].executed) continue;
+    instr_metrics(in, ctr[pc], rep.metrics);
+    instr_metrics(in, ctr[pc], by_line[in.line_id]);
+  }
+  for (int pc = 0; pc < K->begin; ++pc) {
+    const Instr& in = P_.code[pc];
+    if (!ctr[pc].executed) continue;
+    instr_metrics(in, ctr[pc], rep.metrics);
+    instr_metrics(in, ctr[pc], by_line[in.line_id]);
+  }
+  for (auto& [id, m] : by_line) {
+    LineReport lr;
+    lr.file = P_.lines[id].file;
+    lr.line = P_.lines[id].line;
+    lr.metrics = m;
+    if (samples[id].block != ~0ull) lr.sample = samples[id].sample;
+    rep.lines.push_back(std::move(lr));
+  }
+  std::sort(rep.lines.begin(), rep.lines.end(),
+            [](const LineReport& a, const LineReport& b) { return std::tie(a.file, a.line) < std::tie(b.file, b.line); });
+  rep.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return rep;
+}
+
+}  // namespace
+
+void build_program(const std::string& ptx, Program& out);
+
+}  // namespace sim::eng
+
+namespace sim {
+std::unique_ptr<Module> Module::parse(const std::string& ptx_text) { return std::make_unique<eng::PtxModule>(ptx_text); }
+}  // namespace sim

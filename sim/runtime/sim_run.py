@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Build one single-file CUDA program against the simulator, run it, and collect its launches.
+
+    python3 sim/runtime/sim_run.py PROGRAM.cu --lib-dir DIR [--json OUT] [-- ARGS...]
+
+DIR holds libdrills_cudart_sim.so (the build tree's sim/runtime, or $DRILLS_SIM_LIB_DIR). The
+program's stdout, stderr and exit code pass through; the result object is
+
+    {"version": 1, "exit_code": N, "launches": [{kernel, mangled, grid, block, seconds, metrics,
+     lines, errors}, ...], "events": [other report records: host faults, unsupported calls]}
+
+with launches in launch order. The judge's `sim-run` subcommand uses build_command(), run() and
+result_from_report() from here.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# What a CUDA program needs to run on the simulator (DrillsSim.cmake applies the same to targets).
+NVCC_FLAGS = ["-cudart=none", "-lineinfo", "-gencode", "arch=compute_80,code=compute_80",
+              "-compress-mode=none", "-std=c++17", "-O3"]
+LAUNCH_KEYS = ("kernel", "mangled", "grid", "block", "seconds", "metrics", "lines", "errors")
+
+# Exit codes of the simulator itself (the program's own pass through unchanged).
+EXIT_UNSUPPORTED = 3        # an unsupported CUDA runtime call or PTX construct
+EXIT_HOST_DEREF = 4         # host code dereferenced device memory
+EXIT_BUILD_FAILED = 2       # this script: nvcc failed
+
+
+def nvcc() -> str:
+    cuda = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    candidate = Path(cuda) / "bin" / "nvcc"
+    return str(candidate) if candidate.exists() else "nvcc"
+
+
+def build_command(source: Path, output: Path, lib_dir: Path, extra: list[str] | None = None) -> list[str]:
+    lib_dir = Path(lib_dir).resolve()
+    return [nvcc(), *NVCC_FLAGS, *(extra or []), str(source), "-o", str(output),
+            f"-L{lib_dir}", "-ldrills_cudart_sim", "-Xlinker", f"-rpath,{lib_dir}"]
+
+
+def read_report(path: Path) -> list[dict]:
+    """The JSON lines the library appended; a torn last line (a killed process) is skipped."""
+    records = []
+    if not path.exists():
+        return records
+    for line in path.read_text(errors="replace").splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
+
+
+def result_from_report(exit_code: int, records: list[dict]) -> dict:
+    launches = [{k: r.get(k) for k in LAUNCH_KEYS} for r in records if r.get("event") == "launch"]
+    events = [r for r in records if r.get("event") != "launch"]
+    return {"version": 1, "exit_code": exit_code, "launches": launches, "events": events}
+
+
+def run(executable: Path, args: list[str], env: dict | None = None, timeout: float | None = None,
+        **popen) -> dict:
+    """Runs the built program with a fresh report file; its output goes where popen says
+    (by default, this process's stdout and stderr)."""
+    with tempfile.TemporaryDirectory(prefix="drills-sim-run-") as tmp:
+        report = Path(tmp) / "report.jsonl"
+        env = dict(os.environ if env is None else env, DRILLS_SIM_REPORT=str(report))
+        try:
+            code = subprocess.run([str(executable), *args], env=env, timeout=timeout, **popen).returncode
+        except subprocess.TimeoutExpired:
+            code = 124
+        return result_from_report(code, read_report(report))
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    program_args: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, program_args = argv[:cut], argv[cut + 1:]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("program", type=Path)
+    parser.add_argument("--lib-dir", type=Path, default=os.environ.get("DRILLS_SIM_LIB_DIR"))
+    parser.add_argument("--json", type=Path, help="write the result object here ('-': stdout)")
+    parser.add_argument("--nvcc-flag", action="append", default=[], help="extra nvcc flag")
+    opts = parser.parse_args(argv)
+    if not opts.lib_dir or not (Path(opts.lib_dir) / "libdrills_cudart_sim.so").exists():
+        parser.error("--lib-dir (or DRILLS_SIM_LIB_DIR) must name the folder of libdrills_cudart_sim.so")
+
+    with tempfile.TemporaryDirectory(prefix="drills-sim-build-") as tmp:
+        exe = Path(tmp) / opts.program.stem
+        build = subprocess.run(build_command(opts.program, exe, opts.lib_dir, opts.nvcc_flag),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if build.returncode != 0:
+            sys.stderr.write(build.stdout)
+            sys.stderr.write(f"sim-run: nvcc failed to build {opts.program}\n")
+            return EXIT_BUILD_FAILED
+        result = run(exe, program_args)
+
+    if opts.json:
+        text = json.dumps(result, indent=1)
+        if str(opts.json) == "-":
+            print(text)
+        else:
+            opts.json.write_text(text + "\n")
+    return result["exit_code"] if result["exit_code"] >= 0 else 128 - result["exit_code"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
