@@ -22,14 +22,14 @@ namespace sim::eng {
 #define SIM_END };
 
 // Binary
-SIM_OP(Add, true, T a, T b) { return wadd(a, b); } SIM_END
-SIM_OP(Sub, true, T a, T b) { return wsub(a, b); } SIM_END
-SIM_OP(MulLo, true, T a, T b) { return wmul(a, b); } SIM_END
+SIM_OP(Add, (!std::is_same_v<T, bool>), T a, T b) { return wadd(a, b); } SIM_END
+SIM_OP(Sub, (!std::is_same_v<T, bool>), T a, T b) { return wsub(a, b); } SIM_END
+SIM_OP(MulLo, (!std::is_same_v<T, bool>), T a, T b) { return wmul(a, b); } SIM_END
 SIM_OP(MulHi, is_int<T>, T a, T b) { return T((wider_t<T>(a) * wider_t<T>(b)) >> (8 * sizeof(T))); } SIM_END
 SIM_OP(MulWide, is_int<T> && sizeof(T) <= 4, T a, T b) { return wider_t<T>(a) * wider_t<T>(b); } SIM_END
 SIM_OP(AddSat, (std::is_same_v<T, int32_t>), T a, T b) { return T(std::clamp<int64_t>(int64_t(a) + b, INT32_MIN, INT32_MAX)); } SIM_END
 SIM_OP(SubSat, (std::is_same_v<T, int32_t>), T a, T b) { return T(std::clamp<int64_t>(int64_t(a) - b, INT32_MIN, INT32_MAX)); } SIM_END
-SIM_OP(Div, true, T a, T b) {
+SIM_OP(Div, (!std::is_same_v<T, bool>), T a, T b) {
   if constexpr (is_int<T>) {
     if (b == 0) return T(~T(0));  // PTX leaves it undefined; the hardware gives all ones
     if constexpr (std::is_signed_v<T>) if (a == std::numeric_limits<T>::min() && b == T(-1)) return a;
@@ -42,8 +42,8 @@ SIM_OP(Rem, is_int<T>, T a, T b) {
   return T(a % b);
 } SIM_END
 // PTX min/max return the other operand when one is NaN (like fmin/fmax).
-SIM_OP(Min, true, T a, T b) { if constexpr (is_f3264<T>) return std::fmin(a, b); else return a < b ? a : b; } SIM_END
-SIM_OP(Max, true, T a, T b) { if constexpr (is_f3264<T>) return std::fmax(a, b); else return a > b ? a : b; } SIM_END
+SIM_OP(Min, (!std::is_same_v<T, bool>), T a, T b) { if constexpr (is_f3264<T>) return std::fmin(a, b); else return a < b ? a : b; } SIM_END
+SIM_OP(Max, (!std::is_same_v<T, bool>), T a, T b) { if constexpr (is_f3264<T>) return std::fmax(a, b); else return a > b ? a : b; } SIM_END
 SIM_OP(And, (is_int<T> || std::is_same_v<T, bool>), T a, T b) { return T(a & b); } SIM_END
 SIM_OP(Or, (is_int<T> || std::is_same_v<T, bool>), T a, T b) { return T(a | b); } SIM_END
 SIM_OP(Xor, (is_int<T> || std::is_same_v<T, bool>), T a, T b) { return T(a ^ b); } SIM_END
@@ -92,7 +92,7 @@ SIM_OP(Cos, is_f3264<T>, T a) { return std::cos(a); } SIM_END
 SIM_OP(Tanh, is_f3264<T>, T a) { return std::tanh(a); } SIM_END
 
 // Ternary
-SIM_OP(MadLo, true, T a, T b, T c) { return wadd(wmul(a, b), c); } SIM_END
+SIM_OP(MadLo, (!std::is_same_v<T, bool>), T a, T b, T c) { return wadd(wmul(a, b), c); } SIM_END
 SIM_OP(MadHi, is_int<T>, T a, T b, T c) { return wadd(MulHi::f(a, b), c); } SIM_END
 SIM_OP(Fma, is_flt<T>, T a, T b, T c) {
   if constexpr (is_f3264<T>) return std::fma(a, b, c); else return T(std::fma(double(a), double(b), double(c)));
@@ -143,7 +143,7 @@ inline T arg(const Instr& in, T a) {
 template <class Op, class T>
 struct Unary {
   static void run(Exec&, Warp& w, const Instr& in, uint32_t m) {
-    RoundingScope rs(is_flt<T> ? in.rnd : kRndDefault);
+    RoundingScope rs(is_flt<T> ? in.rnd : uint8_t(kRndDefault));
     uint64_t* d = w.reg(in.d[0]);
     const uint64_t* a = w.src(in.a[0]);
     each_lane(m, [&](int l) { d[l] = put(fin(in, Op::f(arg(in, get<T>(a[l]))))); });
@@ -152,7 +152,7 @@ struct Unary {
 template <class Op, class T>
 struct Binary {
   static void run(Exec&, Warp& w, const Instr& in, uint32_t m) {
-    RoundingScope rs(is_flt<T> ? in.rnd : kRndDefault);
+    RoundingScope rs(is_flt<T> ? in.rnd : uint8_t(kRndDefault));
     uint64_t* d = w.reg(in.d[0]);
     const uint64_t* a = w.src(in.a[0]);
     const uint64_t* b = w.src(in.a[1]);
@@ -162,7 +162,7 @@ struct Binary {
 template <class Op, class T>
 struct Ternary {
   static void run(Exec&, Warp& w, const Instr& in, uint32_t m) {
-    RoundingScope rs(is_flt<T> ? in.rnd : kRndDefault);
+    RoundingScope rs(is_flt<T> ? in.rnd : uint8_t(kRndDefault));
     uint64_t* d = w.reg(in.d[0]);
     const uint64_t* a = w.src(in.a[0]);
     const uint64_t* b = w.src(in.a[1]);
