@@ -159,3 +159,15 @@ def missing_symbols(log: str, entry_points) -> list[str]:
         if re.search(rf"undefined reference to [`']{re.escape(name)}\(", log) and name not in found:
             found.append(name)
     return found
+
+
+def sim_runtime_dir() -> tuple[Path | None, str]:
+    """Build the simulator's runtime library in build/sim (once) and return its folder, or
+    (None, log) when it does not build."""
+    from . import catalog
+    problem = min(catalog.load().values(), key=lambda p: p.number)
+    subject = subject_for(problem, problem.path("solution"), "sim")
+    outcome = build(subject, ["drills_cudart_sim"])
+    if not outcome.ok:
+        return None, outcome.log
+    return subject.build_dir / "sim" / "runtime", ""

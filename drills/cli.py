@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
 import shutil
 import sys
 from pathlib import Path
@@ -201,6 +201,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int)
     p.add_argument("--no-browser", action="store_true")
     p.set_defaults(fn=cmd_serve)
+    # Subcommands whose arguments live with their code: module.add_arguments(p) and module.main(args).
+    plugged = {"sim-run": ("simrun", "run any single-file CUDA program on the simulator"),
+               "grade": ("grade", "instructors: judge a folder of submissions into a gradebook"),
+               "watch": ("watch", "re-judge on every save"),
+               "reset": ("reset", "restore the skeleton (asks first, keeps a backup)")}
+    for name, (module_name, help_text) in plugged.items():
+        try:
+            module = importlib.import_module(f"drills.{module_name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"drills.{module_name}":
+                raise
+            continue  # not written yet
+        p = sub.add_parser(name, help=help_text)
+        module.add_arguments(p)
+        p.set_defaults(fn=module.main)
     return ap
 
 
@@ -211,8 +226,13 @@ def main(argv: list[str] | None = None) -> int:
     if first is not None and argv[first] not in SUBCOMMANDS:
         if argv[first].lstrip("#").isdigit() or not argv[first].isidentifier() or "_" in argv[first]:
             argv.insert(first, "test")
+    passthrough: list[str] = []
+    if "--" in argv:  # everything after -- belongs to the program sim-run runs
+        cut = argv.index("--")
+        argv, passthrough = argv[:cut], argv[cut + 1:]
     ap = build_parser()
     args = ap.parse_args(argv)
+    args.passthrough = passthrough
     try:
         return args.fn(args)
     except (UsageError, CatalogError, ToolchainError) as e:

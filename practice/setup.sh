@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what drills needs on a Debian/Ubuntu machine that has the CUDA Toolkit (nvcc):
+# CMake, GoogleTest and the Python packages in requirements.txt. Safe to run again.
+# DRILLS_WEB_TESTS=1 also installs what the browser app's end-to-end tests need.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v nvcc >/dev/null 2>&1; then
+  echo "drills: nvcc not found. Install the CUDA Toolkit and put its bin/ on PATH (no GPU is needed)." >&2
+  exit 2
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+packages=()
+command -v cmake >/dev/null 2>&1 || packages+=(cmake)
+[ -f /usr/include/gtest/gtest.h ] || packages+=(libgtest-dev)
+ldconfig -p 2>/dev/null | grep -q libzstd.so.1 || packages+=(libzstd1)
+if [ "${DRILLS_WEB_TESTS:-0}" = 1 ]; then
+  command -v chromium >/dev/null 2>&1 || packages+=(chromium)
+fi
+if [ ${#packages[@]} -gt 0 ]; then
+  echo "drills: installing ${packages[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}"
+fi
+
+python3 -m pip install -q -r requirements.txt
+if [ "${DRILLS_WEB_TESTS:-0}" = 1 ] && [ -f requirements-web.txt ]; then
+  python3 -m pip install -q -r requirements-web.txt
+fi
+echo "drills: ready. Judge problem 78 with: python3 practice/judge.py 78"
