@@ -103,6 +103,8 @@ def configure_args(subject: Subject) -> list[str]:
             f"-DDRILLS_BACKEND={subject.backend}", "-DCMAKE_BUILD_TYPE=Release"]
     if subject.name == "subject":
         args += [f"-DDRILLS_PROBLEM={subject.problem.number}", f"-DDRILLS_SUBJECT={subject.file}"]
+    if os.environ.get("DRILLS_GTEST_SOURCE"):  # machines without libgtest-dev
+        args.append(f"-DDRILLS_GTEST_SOURCE={os.environ['DRILLS_GTEST_SOURCE']}")
     return args
 
 
