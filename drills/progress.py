@@ -34,7 +34,7 @@ def record(number: int, status: str, path: Path = PROGRESS) -> dict:
     data = load(path)
     entry = _entry(data, number)
     entry["status"] = "passed" if status == "pass" or entry.get("status") == "passed" else "tried"
-    _save(data, Path(path))
+    _write(Path(path), data)
     return entry
 
 
@@ -44,8 +44,23 @@ def next_hint(number: int, count: int, path: Path = PROGRESS) -> int:
     entry = _entry(data, number)
     shown = min(max(int(entry.get("hints", 0) or 0), 0) + 1, max(count, 1))
     entry["hints"] = shown
-    _save(data, Path(path))
+    _write(Path(path), data)
     return shown - 1
+
+
+def last_result_path(number: int, path: Path = PROGRESS) -> Path:
+    # Beside the progress file, and matched by the same ignore rule (practice/.progress*).
+    return Path(path).with_name(f".progress-last-{number}.json")
+
+
+def save_last_result(number: int, result: dict, path: Path = PROGRESS) -> None:
+    """Keep the latest result object, so the browser shows it again after a restart."""
+    _write(last_result_path(number, path), result)
+
+
+def load_last_result(number: int, path: Path = PROGRESS) -> dict | None:
+    data = load(last_result_path(number, path))
+    return data or None
 
 
 def hints_shown(number: int, path: Path = PROGRESS) -> int:
@@ -60,7 +75,7 @@ def _entry(data: dict, number: int) -> dict:
     return entry
 
 
-def _save(data: dict, path: Path) -> None:
+def _write(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Temp file + rename: a crash mid-write leaves the old file, never half a file.
     fd, tmp = tempfile.mkstemp(prefix=".progress-", suffix=".tmp", dir=path.parent)

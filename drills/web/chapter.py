@@ -13,6 +13,8 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 # The figures the page knows how to draw; a marker naming another one is shown as a note, not dropped.
 FIGURES = ("bank-map", "tile-stages", "warp-lens")
 MARKER = re.compile(r"^\s*<!--\s*figure:\s*([A-Za-z0-9_-]+)\s*-->\s*$")
+# `<!-- excerpt: FILE A-B -->` above a code block says where the code comes from; the page shows it.
+EXCERPT = re.compile(r"^\s*<!--\s*excerpt:\s*(\S+)\s+(\d+)-(\d+)\s*-->\s*$")
 
 
 def _parser() -> MarkdownIt:
@@ -42,6 +44,11 @@ def render(text: str) -> tuple[str, list[str]]:
     for tok in tokens:
         if tok.type != "html_block":
             continue
+        excerpt = EXCERPT.match(tok.content.strip())
+        if excerpt:
+            f, a, b = excerpt.groups()
+            tok.content = f'<div class="excerpt-ref"><code>{html.escape(f)}</code> {a}–{b}</div>\n'
+            continue
         lines = tok.content.splitlines()
         names = [m.group(1) for m in map(MARKER.match, lines) if m]
         if not names or len(names) != len([ln for ln in lines if ln.strip()]):
@@ -52,15 +59,10 @@ def render(text: str) -> tuple[str, list[str]]:
 
 
 def render_file(path: Path) -> tuple[str, list[str]]:
-    """The chapter at path, with every known figure the text did not place appended at the end, so a
-    figure is never lost when a marker is missing. Returns (html, figures not placed by a marker)."""
+    """The chapter at path (empty when missing) and the figures its markers place. A chapter shows only
+    the figures it asks for: they belong to its text (tests/web checks C3 places all three)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError:
         text = ""
-    body, placed = render(text)
-    missing = [f for f in FIGURES if f not in placed]
-    if missing:
-        body += '<section class="extra-figures">\n<h2 data-i18n="extra_figures"></h2>\n'
-        body += "".join(figure_placeholder(f) for f in missing) + "</section>\n"
-    return body, missing
+    return render(text)

@@ -67,7 +67,10 @@ class JudgeRunner:
                 self._running.discard(number)
 
     def _run(self, number: int, file: Path, shown: str) -> dict:
-        cmd = judge_command() + ["test", str(number), "--json", "--file", str(file)]
+        try:
+            cmd = judge_command() + ["test", str(number), "--json", "--file", str(file)]
+        except ValueError as e:
+            return _error(number, shown, f"DRILLS_JUDGE_CMD 无效：{e}", f"DRILLS_JUDGE_CMD is invalid: {e}")
         limit = timeout_s()
         started = time.monotonic()
         try:

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
 
 
+def digest(text: str) -> str:
+    """Names a version of the file: the page sends back the digest of the text it loaded, so a save
+    can tell when the file changed on disk in the meantime (the learner's other editor, `git checkout`)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        # errors="replace": a file in another encoding still opens; the .bak keeps its original bytes.
+        return path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return ""
 

@@ -44,7 +44,6 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
     guard.install(app)
     runner = JudgeRunner()
     app.extensions["drills_runner"] = runner
-    last_results: dict[int, dict] = {}
     problems = catalog.load()
     vendors = {name: d for name, d in VENDOR_DIRS.items() if d.is_dir()}
 
@@ -87,41 +86,62 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
         lang = page_lang()
         body, _ = chapter.render_file(ROOT / p.content)
         entry = progress.load(progress_file()).get(str(number)) or {}
-        data = {"number": number, "mine": p.mine, "text": learner_file.read(mine(p)),
+        text = learner_file.read(mine(p))
+        data = {"number": number, "mine": p.mine, "text": text, "base": learner_file.digest(text),
                 "titles": p.title, "hints": [{"zh": h.zh, "en": h.en} for h in p.hints],
                 "hints_shown": int(entry.get("hints", 0) or 0), "status": entry.get("status"),
-                "result": last_results.get(number)}
+                "result": progress.load_last_result(number, progress_file())}
         return render_template("problem.html", lang=lang, t=i18n.table(lang), p=p, chapter_html=body,
                                boot=boot(lang, problem=data))
 
     @app.get("/api/file/<int:number>")
     def get_file(number: int):
         p = problem_or_404(number)
-        return jsonify(path=p.mine, text=learner_file.read(mine(p)))
+        text = learner_file.read(mine(p))
+        return jsonify(path=p.mine, text=text, base=learner_file.digest(text))
+
+    def changed_on_disk(p: catalog.Problem, text: str):
+        """A 409 answer when the file on disk is no longer the version the page loaded (and the page
+        is not forcing its text over it); None when saving is safe."""
+        body = request.get_json(silent=True) or {}
+        if body.get("force") or not isinstance(body.get("base"), str):
+            return None
+        disk = learner_file.read(mine(p))
+        if learner_file.digest(disk) == body["base"] or disk == text:
+            return None
+        return jsonify(error="the file changed on disk since this page loaded it", code=409, conflict=True,
+                       disk=disk, disk_base=learner_file.digest(disk)), 409
 
     @app.post("/api/save")
     def save():
         p, text = _problem_and_text(problems)
+        conflict = changed_on_disk(p, text)
+        if conflict:
+            return conflict
         changed = learner_file.save(mine(p), text)
-        return jsonify(path=p.mine, saved=changed)
+        return jsonify(path=p.mine, saved=changed, base=learner_file.digest(text))
 
     @app.post("/api/run")
     def run():
         p, text = _problem_and_text(problems, text_required=False)
         if text is not None:
+            conflict = changed_on_disk(p, text)
+            if conflict:
+                return conflict
             learner_file.save(mine(p), text)
         try:
             result = runner.run(p.number, mine(p), p.mine)
         except Busy:
             abort(409, "this problem is already being judged")
         entry = progress.record(p.number, result.get("status", "error"), progress_file())
-        last_results[p.number] = result
-        return jsonify(result=result, progress=entry)
+        progress.save_last_result(p.number, result, progress_file())
+        base = learner_file.digest(text) if text is not None else None
+        return jsonify(result=result, progress=entry, base=base)
 
     @app.get("/api/result/<int:number>")
     def last_result(number: int):
         problem_or_404(number)
-        return jsonify(result=last_results.get(number))
+        return jsonify(result=progress.load_last_result(number, progress_file()))
 
     @app.post("/api/hint")
     def hint():
@@ -177,8 +197,9 @@ def serve(port: int | None, open_browser: bool, lang: str = "zh") -> int:
         return 2
     try:
         server = make_server("127.0.0.1", port or 0, app, threaded=True)
-    except OSError as e:
-        print(f"drills: cannot listen on 127.0.0.1:{port}: {e}", file=sys.stderr)
+    except (OSError, SystemExit) as e:  # werkzeug exits rather than raise when the port is taken
+        why = e if isinstance(e, OSError) else "the port is in use"
+        print(f"drills: cannot listen on 127.0.0.1:{port}: {why}", file=sys.stderr)
         return 2
     app.config["DRILLS_PORT"] = server.port
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request on the learner's terminal

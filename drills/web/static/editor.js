@@ -54,6 +54,7 @@
       cm: cm,
       getText: function () { return cm.getValue(); },
       isClean: function () { return cm.isClean(clean); },
+      setText: function (text) { cm.setValue(text); clean = cm.changeGeneration(); },
       markClean: function () { clean = cm.changeGeneration(); },
       // marks: [{line, diagnoses: [...], counters: [...]}] (1-based lines)
       setMarks: function (marks) {
@@ -82,6 +83,11 @@
         const h = cm.addLineClass(l, "wrap", "flash-line");
         setTimeout(function () { cm.removeLineClass(h, "wrap", "flash-line"); }, 1200);
       },
+      // Scroll a line into view without moving the cursor or taking focus.
+      reveal: function (line) {
+        const l = Math.max(0, Math.min(cm.lineCount() - 1, line - 1));
+        cm.scrollIntoView({ line: l, ch: 0 }, 60);
+      },
       refresh: function () { cm.refresh(); },
     };
   };
@@ -98,6 +104,7 @@
       cm: null,
       getText: function () { return textarea.value; },
       isClean: function () { return textarea.value === clean; },
+      setText: function (text) { textarea.value = text; clean = text; },
       markClean: function () { clean = textarea.value; },
       setMarks: function () {},
       gotoLine: function (line) {
@@ -106,6 +113,7 @@
         textarea.focus();
         textarea.setSelectionRange(start, start + (lines[line - 1] || "").length);
       },
+      reveal: function () {},
       refresh: function () {},
     };
   }

@@ -28,8 +28,8 @@
 
   const editor = D.makeEditor($("editor"), P.text, {
     change: function () { setState(editor.isClean() ? "" : "unsaved"); },
-    save: save,
-    run: run,
+    save: function () { save(); },
+    run: function () { run(); },
     gutterClick: function (line) {
       const e = D.lineCounters(lastResult).find(function (x) { return x.line === line && x.sample && D.isMine(x.file, lastResult); });
       if (e) selectLens(e.key);
@@ -42,15 +42,33 @@
     saveState.className = "save-state" + (key ? " state-" + key : "");
   }
 
-  function save() {
-    return D.api("POST", "/api/save", { problem: P.number, text: editor.getText() }).then(function (r) {
-      if (r.ok) { editor.markClean(); setState(r.data.saved ? "saved" : "unchanged"); }
+  // The version of the file on disk this page last loaded or saved (see learner_file.digest).
+  let base = P.base;
+  const conflictBar = $("conflict");
+
+  // The file changed on disk since the page loaded it: the learner chooses which text to keep.
+  function showConflict(data, retry) {
+    setState("");
+    conflictBar.hidden = false;
+    conflictBar.replaceChildren(
+      D.el("span", { "data-i18n": "conflict", text: D.t("conflict") }), " ",
+      D.el("button", { type: "button", "data-testid": "conflict-load", "data-i18n": "conflict_load", text: D.t("conflict_load"),
+        onclick: function () { conflictBar.hidden = true; editor.setText(data.disk); base = data.disk_base; setState("loaded"); } }), " ",
+      D.el("button", { type: "button", "data-testid": "conflict-keep", "data-i18n": "conflict_keep", text: D.t("conflict_keep"),
+        onclick: function () { conflictBar.hidden = true; retry(true); } }));
+  }
+
+  function save(force) {
+    const text = editor.getText();
+    return D.api("POST", "/api/save", { problem: P.number, text: text, base: base, force: force === true }).then(function (r) {
+      if (r.ok) { editor.markClean(); base = r.data.base; setState(r.data.saved ? "saved" : "unchanged"); }
+      else if (r.data.conflict) showConflict(r.data, save);
       else setState("save_failed", r.data.error || String(r.status));
       return r.ok;
     }, function (err) { setState("save_failed", String(err)); return false; });
   }
 
-  function run() {
+  function run(force) {
     if (running) return;
     running = true;
     runButton.disabled = true;
@@ -59,12 +77,21 @@
     const tick = setInterval(function () { setState("running", Math.round((Date.now() - started) / 1000) + " s"); }, 1000);
     setState("running");
     resultBox.classList.add("stale");
-    D.api("POST", "/api/run", { problem: P.number, text: editor.getText() }).then(function (r) {
+    D.api("POST", "/api/run", { problem: P.number, text: editor.getText(), base: base, force: force === true }).then(function (r) {
       if (r.ok) {
         editor.markClean();
+        base = r.data.base;
         lastResult = r.data.result;
         setState("saved");
         showResult();
+        // Bring the verdict into view (in a narrow window it sits below the editor).
+        const verdict = resultBox.querySelector(".verdict");
+        if (verdict) verdict.scrollIntoView({ block: "nearest" });
+        // And the first line a diagnosis names, so its gutter mark is on screen.
+        const first = D.gutterMarks(lastResult).filter(function (m) { return m.diagnoses.length; })[0];
+        if (first) editor.reveal(first.line);
+      } else if (r.data.conflict) {
+        showConflict(r.data, run);
       } else {
         setState(r.status === 409 ? "busy" : "save_failed", r.status === 409 ? "" : (r.data.error || String(r.status)));
       }
@@ -76,8 +103,8 @@
       resultBox.classList.remove("stale");
     });
   }
-  saveButton.addEventListener("click", save);
-  runButton.addEventListener("click", run);
+  saveButton.addEventListener("click", function () { save(); });
+  runButton.addEventListener("click", function () { run(); });
   // Ctrl-S anywhere on the page saves the learner's file rather than the web page.
   document.addEventListener("keydown", function (ev) {
     if ((ev.ctrlKey || ev.metaKey) && ev.key === "s") { ev.preventDefault(); save(); }

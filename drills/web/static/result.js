@@ -56,6 +56,22 @@
     return out;
   };
 
+  // "line 28" / "第 28 行" inside a message become links to that line of the learner's file.
+  function linkLines(message, ctx) {
+    if (!ctx) return message;
+    const parts = [], re = /(line (\d+)|第 ?(\d+) ?行)/g;
+    let last = 0, m;
+    while ((m = re.exec(message))) {
+      const n = Number(m[2] || m[3]);
+      parts.push(message.slice(last, m.index));
+      parts.push(el("a", { href: "#", class: "line-link inline", "data-line": n, text: m[0],
+        onclick: function (ev) { ev.preventDefault(); ctx.gotoLine(n); } }));
+      last = m.index + m[0].length;
+    }
+    parts.push(message.slice(last));
+    return parts;
+  }
+
   function fmt(x) { return x === null || x === undefined || isNaN(x) ? "–" : Math.round(x * 100) / 100; }
 
   function section(key, body) {
@@ -72,7 +88,9 @@
     const status = result.status || "error";
     const backend = result.backend || {};
     container.appendChild(el("div", { class: "verdict verdict-" + status, "data-testid": "verdict", "data-status": status },
-      el("strong", { text: D.t("status_" + status) }), " ", el("span", { text: text(result.message) }),
+      // The judge's message already starts with the verdict; the word alone is for when it gives none.
+      el("span", { class: "verdict-mark", text: { pass: "✓", fail: "✗", error: "!" }[status] || "?" }), " ",
+      el("strong", { text: text(result.message) || D.t("status_" + status) }),
       el("div", { class: "verdict-meta" },
         backend.kind ? D.t("backend_" + backend.kind) + (backend.device ? " · " + backend.device : "") : "",
         result.seconds ? " · " + fmt(result.seconds) + " " + D.t("seconds") : "")));
@@ -84,23 +102,11 @@
           el("code", { class: "diag-id", text: d.id }), " ",
           line && D.isMine(d.file, result) ? el("a", { href: "#", class: "line-link", "data-line": line, text: D.t("line", { n: line }),
             onclick: function (ev) { ev.preventDefault(); ctx.gotoLine(line); } }) : null,
-          line ? " " : null, el("span", { text: text(d.message) }));
+          line ? " " : null, el("span", null, linkLines(text(d.message), D.isMine(d.file, result) ? ctx : null)));
       }))));
     }
 
-    if ((result.tests || []).length) {
-      container.appendChild(section("tests", el("div", { class: "table-wrap" }, el("table", { class: "tests" },
-        el("thead", null, el("tr", null, ["col_test", "col_shape", "col_variant", "col_status", "col_detail"].map(function (k) { return el("th", { text: D.t(k) }); }))),
-        el("tbody", null, result.tests.map(function (t) {
-          const detail = [t.message, t.mismatches].filter(Boolean).join(" · ");
-          return el("tr", { class: "test-" + t.status },
-            el("td", null, el("code", { text: t.name })),
-            el("td", { class: "num", text: t.shape ? t.shape.join("×") : "" }),
-            el("td", { text: t.variant || "" }),
-            el("td", null, el("span", { class: "badge badge-" + t.status, text: t.status })),
-            el("td", { class: "detail", text: detail }));
-        }))))));
-    }
+    if ((result.tests || []).length) container.appendChild(section("tests", testsBlock(result.tests)));
 
     if ((result.checks || []).length) {
       const marks = { pass: "✓", fail: "✗", skip: "–" };
@@ -148,6 +154,38 @@
         el("summary", { text: D.t("log") }), el("pre", { text: result.log })));
     }
   };
+
+  // A run has dozens of cases, most of them passing or skipped: count them all, list the ones that
+  // did not pass, and keep the full table one click away.
+  function testsBlock(tests) {
+    const counts = { pass: 0, fail: 0, error: 0, skip: 0 };
+    tests.forEach(function (t) { counts[t.status] = (counts[t.status] || 0) + 1; });
+    const summary = el("p", { class: "tests-summary", "data-testid": "tests-summary" },
+      ["pass", "fail", "error", "skip"].filter(function (k) { return counts[k]; }).map(function (k, i) {
+        return [i ? " · " : "", el("span", { class: "badge badge-" + k, "data-status": k, "data-count": counts[k], text: counts[k] + " " + D.t("tests_" + k) })];
+      }));
+    const bad = tests.filter(function (t) { return t.status === "fail" || t.status === "error"; });
+    const shown = bad.slice(0, 40);
+    return [summary,
+      shown.length ? el("div", { class: "table-wrap" }, testTable(shown)) : null,
+      bad.length > shown.length ? el("p", { class: "muted", text: "… +" + (bad.length - shown.length) }) : null,
+      el("details", { class: "all-tests" }, el("summary", { text: D.t("tests_all", { n: tests.length }) }),
+        el("div", { class: "table-wrap" }, testTable(tests)))];
+  }
+
+  function testTable(tests) {
+    return el("table", { class: "tests" },
+      el("thead", null, el("tr", null, ["col_test", "col_shape", "col_variant", "col_status", "col_detail"].map(function (k) { return el("th", { text: D.t(k) }); }))),
+      el("tbody", null, tests.map(function (t) {
+        const detail = [t.message, t.mismatches].filter(function (x) { return x && x !== "skipped"; }).join(" · ");
+        return el("tr", { class: "test-" + t.status },
+          el("td", null, el("code", { text: t.name })),
+          el("td", { class: "num", text: t.shape ? [].concat(t.shape).join("×") : "" }),
+          el("td", { text: t.variant || "" }),
+          el("td", null, el("span", { class: "badge badge-" + t.status, text: D.t("tests_" + t.status) })),
+          el("td", { class: "detail", text: detail }));
+      })));
+  }
 
   // What the editor's gutter shows: diagnoses (by line) and counter lines, per line of the learner's file.
   D.gutterMarks = function (result) {

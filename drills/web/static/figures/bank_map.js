@@ -60,10 +60,13 @@
       const lanes = access(L, state.mode, state.index);
       const res = cycles(L, lanes);
       const picked = new Map(lanes.map(function (l) { return [l.row + "," + l.col, l]; }));
-      const cell = L.banks === 32 ? 14 : 40, pad = 24, font = L.banks === 32 ? 7 : 13;
+      const cell = L.banks === 32 ? 14 : 36, pad = 24, font = L.banks === 32 ? 7 : 13;
       const gridW = L.width * cell, gridH = L.banks * cell;
-      const barTop = pad + gridH + 30, barH = L.banks === 32 ? 60 : 70, barCell = gridW / L.banks;
-      const svg = D.svg("svg", { viewBox: "0 0 " + (gridW + pad + 8) + " " + (barTop + barH + 30), class: "bank-map",
+      const barTop = pad + gridH + 24, barH = L.banks === 32 ? 60 : 70, barCell = gridW / L.banks;
+      const vbW = gridW + pad + 8;
+      // Never drawn larger than life: the 4-bank toy would otherwise fill the pane with four huge cells.
+      const svg = D.svg("svg", { viewBox: "0 0 " + vbW + " " + (barTop + barH + 30), class: "bank-map",
+        style: "max-width: " + Math.round(vbW * (L.banks === 32 ? 1.25 : 1)) + "px",
         role: "img", "aria-label": D.t("bm_title") });
       for (let c = 0; c < L.width; c++) {
         if (c % (L.banks === 32 ? 4 : 1) === 0 || c === L.width - 1)
@@ -84,7 +87,6 @@
         }
       }
       // Lanes per bank: the height of the tallest bar is the number of cycles.
-      svg.appendChild(D.svg("text", { x: pad, y: barTop - 8, "font-size": 11, class: "axis", "data-i18n": "bm_lanes_per_bank", text: D.t("bm_lanes_per_bank") }));
       const most = Math.max.apply(null, res.perBank);
       res.perBank.forEach(function (n, b) {
         const h = most ? (n / most) * barH : 0;
@@ -93,7 +95,7 @@
         if (n) svg.appendChild(D.svg("text", { x: pad + b * barCell + barCell / 2, y: barTop + barH - h - 2, "font-size": font, "text-anchor": "middle", text: n }));
         svg.appendChild(D.svg("text", { x: pad + b * barCell + barCell / 2, y: barTop + barH + 12, "font-size": font, "text-anchor": "middle", class: "axis", text: b }));
       });
-      f.drawing.replaceChildren(svg);
+      f.drawing.replaceChildren(svg, D.el("p", { class: "fig-help", text: "↑ " + D.t("bm_lanes_per_bank") }));
       const what = state.mode === "col" ? D.t("bm_col_word", { c: state.index }) : D.t("bm_row_word", { r: state.index });
       f.caption.replaceChildren(
         D.el("span", { "data-testid": "bm-summary", "data-cycles": res.cycles, class: res.cycles > 1 ? "bad" : "good",

@@ -71,7 +71,8 @@
       }
       sel.disabled = false;
       list.forEach(function (e) {
-        sel.appendChild(D.el("option", { value: e.key, text: D.t("line", { n: e.line }) + " · " + e.sample.space + " " + e.sample.op + " · " + e.kernel }));
+        // The kernel's name without its parameter list: the option has to fit a narrow window.
+        sel.appendChild(D.el("option", { value: e.key, text: D.t("line", { n: e.line }) + " · " + e.sample.space + " " + e.sample.op + " · " + e.kernel.replace(/\(.*$/, "") }));
       });
       if (!list.some(function (e) { return e.key === state.key; })) state.key = list[0].key;
       sel.value = state.key;
@@ -80,8 +81,6 @@
 
     function drawEntry(e) {
       const s = e.sample, lanes = activeLanes(s), shared = s.space === "shared";
-      const laneW = 22, top = 20, laneRow = 2, half = 16;
-      const W = half * laneW + 20;
       const svg = D.svg("svg", { class: "warp-lens", role: "img", "aria-label": D.t("wl_title") });
       let summary, targets, targetOf, targetLabel, targetCount;
       if (shared) {
@@ -101,43 +100,39 @@
         summary = D.t("wl_global_summary", { space: s.space, op: s.op, b: s.bytes_per_lane, a: lanes.filter(function (l) { return l.active; }).length, s: sec.list.length, i: sec.ideal });
         svg.dataset.sectors = sec.list.length;
       }
-      // Lanes in two rows of 16 on top, the targets (sectors or banks) in rows of 16 below.
-      const tRows = Math.max(1, Math.ceil(targets.length / half));
-      const tTop = top + laneRow * 30 + 60, tW = laneW;
-      const height = tTop + tRows * 30 + 10;
-      svg.setAttribute("viewBox", "0 0 " + W + " " + height);
+      // One row of 32 lanes on top, the targets (sectors or banks) in one row below, a line for each
+      // lane-to-target access: the picture of a coalesced access is a tidy fan, a conflict a knot.
+      const laneW = 19, top = 22, tTop = 150, W = 32 * laneW + 20;
+      const tSpace = (W - 20) / Math.max(targets.length, 1), tW = Math.min(tSpace - 1, 44);
+      svg.setAttribute("viewBox", "0 0 " + W + " " + (tTop + 46));
       const lanePos = {}, targetPos = {};
-      targets.forEach(function (t, i) {
-        const x = 10 + (i % half) * tW, y = tTop + Math.floor(i / half) * 30;
-        targetPos[t] = { x: x + tW / 2, y: y, i: i };
-      });
-      lanes.forEach(function (l) {
-        const x = 10 + (l.lane % half) * laneW, y = top + Math.floor(l.lane / half) * 30;
-        lanePos[l.lane] = { x: x + laneW / 2, y: y + 22 };
-      });
+      targets.forEach(function (t, i) { targetPos[t] = { x: 10 + i * tSpace + tSpace / 2, y: tTop, i: i }; });
+      lanes.forEach(function (l) { lanePos[l.lane] = { x: 10 + l.lane * laneW + laneW / 2, y: top + 22 }; });
+      const hues = Math.max(targets.length, 2);
       const links = D.svg("g", { class: "wl-links" });
       lanes.forEach(function (l) {
         if (!l.active) return;
         targetOf(l).forEach(function (t) {
           const a = lanePos[l.lane], b = targetPos[t];
-          links.appendChild(D.svg("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: D.hue(b.i, Math.max(targets.length, 2), 45), "stroke-opacity": 0.6 }));
+          links.appendChild(D.svg("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: D.hue(b.i, hues, 45), "stroke-opacity": 0.6 }));
         });
       });
       svg.appendChild(links);
       svg.appendChild(D.svg("text", { x: 10, y: top - 6, "font-size": 10, class: "axis", text: D.t("wl_lane") }));
       lanes.forEach(function (l) {
         const p = lanePos[l.lane], first = l.active ? targetOf(l)[0] : null;
-        svg.appendChild(D.svg("rect", { x: p.x - laneW / 2 + 1, y: p.y - 22, width: laneW - 2, height: 20,
-          fill: l.active ? D.hue(targetPos[first].i, Math.max(targets.length, 2), 80) : "#ddd", class: "wl-lane" + (l.active ? "" : " inactive"),
+        svg.appendChild(D.svg("rect", { x: p.x - laneW / 2 + 1, y: p.y - 22, width: laneW - 2, height: 22,
+          fill: l.active ? D.hue(targetPos[first].i, hues, 80) : "#ddd", class: "wl-lane" + (l.active ? "" : " inactive"),
           "data-lane": l.lane }, D.svg("title", { text: laneTitle(l, s) })));
         svg.appendChild(D.svg("text", { x: p.x, y: p.y - 8, "font-size": 9, "text-anchor": "middle", text: l.lane }));
       });
-      svg.appendChild(D.svg("text", { x: 10, y: tTop - 6, "font-size": 10, class: "axis", text: D.t(shared ? "wl_bank" : "wl_sector") }));
+      svg.appendChild(D.svg("text", { x: 10, y: tTop + 40, "font-size": 10, class: "axis", text: D.t(shared ? "wl_bank" : "wl_sector") }));
       targets.forEach(function (t) {
         const p = targetPos[t], n = targetCount(t);
-        svg.appendChild(D.svg("rect", { x: p.x - tW / 2 + 1, y: p.y, width: tW - 2, height: 20, class: "wl-target",
-          fill: n ? D.hue(p.i, Math.max(targets.length, 2), shared && n > 1 ? 55 : 80) : "#f3f3f3", "data-count": n }));
-        svg.appendChild(D.svg("text", { x: p.x, y: p.y + 14, "font-size": 9, "text-anchor": "middle", text: targetLabel(t) }));
+        svg.appendChild(D.svg("rect", { x: p.x - tW / 2, y: p.y, width: tW, height: 22, class: "wl-target",
+          fill: n ? D.hue(p.i, hues, shared && n > 1 ? 55 : 80) : "#f3f3f3", "data-count": n },
+          D.svg("title", { text: D.t(shared ? "wl_bank" : "wl_sector") + " " + targetLabel(t) + ": " + n })));
+        svg.appendChild(D.svg("text", { x: p.x, y: p.y + 15, "font-size": 9, "text-anchor": "middle", text: targetLabel(t) }));
       });
       f.drawing.replaceChildren(svg);
       const b = s.block || [0, 0, 0];
