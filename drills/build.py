@@ -91,6 +91,10 @@ def _configured_for(subject: Subject) -> bool:
     cache = subject.build_dir / "CMakeCache.txt"
     if not cache.exists():
         return False
+    # A problem added to the manifest since: make would not know its targets yet.
+    from .catalog import MANIFEST
+    if MANIFEST.stat().st_mtime > cache.stat().st_mtime:
+        return False
     text = cache.read_text(errors="replace")
     want = [f"DRILLS_BACKEND:STRING={subject.backend}"]
     if subject.name == "subject":

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from . import ROOT, catalog
+from . import ROOT, catalog, technique
 from .judge import judge
 from .report import text
 
@@ -28,6 +28,7 @@ def manifest_problems() -> list[str]:
             out.append(f"#{p.number}: {p.mine} has no `TODO:` mark")
         if len(p.hints) < 3:
             out.append(f"#{p.number}: fewer than three hints")
+        out.extend(technique.validate(p))
     for folder, pattern in (("mine", "*.cu"), ("solutions", "*.cu"), ("content", "*.md"), ("tests", "*_test.cu")):
         for f in sorted((ROOT / folder).glob(pattern)):
             if f.resolve() not in listed:

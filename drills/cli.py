@@ -45,13 +45,23 @@ def cmd_test(args) -> int:
     if not args.json:
         print(f"drills: judging #{problem.number} {file} on the {backend} backend"
               f"{' (picked automatically)' if args.backend == 'auto' else ''} ...", file=sys.stderr)
-    result = judge(problem, file, backend, perf=not args.no_perf)
+    result = _with_spinner(args, lambda: judge(problem, file, backend, perf=not args.no_perf))
     _record_progress(problem.number, result.status, file == problem.path("mine"))
     if args.json:
         print(result.to_json())
     else:
         report.render(result.to_dict(), _lang(args), verbose=args.verbose)
     return result.exit_code
+
+
+def _with_spinner(args, work):
+    """A spinner on a terminal while the build and the tests run (a cold build takes minutes)."""
+    if args.json or not sys.stderr.isatty():
+        return work()
+    from rich.console import Console
+    words = "构建并运行测试…" if _lang(args) == "zh" else "building and running the tests…"
+    with Console(stderr=True).status(words):
+        return work()
 
 
 def _record_progress(number: int, status: str, is_mine: bool) -> None:
@@ -219,8 +229,23 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _hoist_lang(argv: list[str]) -> tuple[list[str], list[str]]:
+    """`--lang xx` is accepted anywhere before `--`: (argv without it, the option to put in front)."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    head, tail, lang = argv[:end], argv[end:], []
+    i = 0
+    while i < len(head):
+        if head[i] == "--lang" and i + 1 < len(head):
+            lang, head = ["--lang", head[i + 1]], head[:i] + head[i + 2:]
+        elif head[i].startswith("--lang="):
+            lang, head = [head[i]], head[:i] + head[i + 1:]
+        else:
+            i += 1
+    return head + tail, lang
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv, lang = _hoist_lang(list(sys.argv[1:] if argv is None else argv))
     # `judge.py 78 [options]` is `judge.py test 78 [options]`.
     first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
     if first is not None and argv[first] not in SUBCOMMANDS:
@@ -231,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         cut = argv.index("--")
         argv, passthrough = argv[:cut], argv[cut + 1:]
     ap = build_parser()
-    args = ap.parse_args(argv)
+    args = ap.parse_args(lang + argv)
     args.passthrough = passthrough
     try:
         return args.fn(args)

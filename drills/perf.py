@@ -72,23 +72,30 @@ def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str
         ref.free(src)
         ref.free(dst)
         row = {"shape": list(dims), "bytes": moved, "memcpy_gbps": gbps(moved, memcpy_ms),
-               "copy_kernel_gbps": gbps(moved, bound_ms)}
+               "copy_kernel_gbps": gbps(moved, bound_ms),
+               "memcpy_ms": memcpy_ms, "copy_kernel_ms": bound_ms}
         torch = torch_times(torch_op, dims) if torch_op else None
         if torch:
-            row["torch_gbps"] = gbps(moved, torch["op_ms"])
             row["torch_op"] = torch_op
             row["torch_version"] = torch["version"]
         out["shapes"].append(row)
+        op_bytes = moved  # what one call of the operation moves (a reduction reads only; an add reads 2, writes 1)
         for name in variants:
             timed = subj.time_variant(name, dims)
             if timed is None:
                 continue
-            ms, moved_v = timed
-            v = {"name": name, "shape": list(dims), "ms": ms, "gbps": gbps(moved_v, ms),
-                 "pct_copy_kernel": 100 * bound_ms / ms, "pct_memcpy": 100 * memcpy_ms / ms}
+            ms, op_bytes = timed
+            # Percentages compare bandwidths (bytes over time), so an operation that moves more or
+            # fewer bytes than the copy is compared fairly; for a transpose they equal time ratios.
+            v = {"name": name, "shape": list(dims), "ms": ms, "gbps": gbps(op_bytes, ms),
+                 "pct_copy_kernel": 100 * gbps(op_bytes, ms) / row["copy_kernel_gbps"],
+                 "pct_memcpy": 100 * gbps(op_bytes, ms) / row["memcpy_gbps"]}
             if torch:
                 v["vs_torch"] = torch["op_ms"] / ms
             out["variants"].append(v)
+        if torch:
+            row["torch_ms"] = torch["op_ms"]
+            row["torch_gbps"] = gbps(op_bytes, torch["op_ms"])
     return out
 
 

@@ -14,12 +14,14 @@ WORDS = {
            "diagnoses": "诊断", "perf": "性能", "lines": "逐行访存计数（模拟器）", "backend": "后端",
            "passed_of": "{p}/{n} 个测试通过，{s} 个跳过（跳过不算通过）", "variant": "版本", "shape": "形状",
            "copy": "占拷贝 kernel", "memcpy": "占 cudaMemcpy", "torch": "对比 PyTorch", "line": "行",
-           "per_request": "每请求", "ideal": "理想", "log": "日志（末尾）"},
+           "per_request": "每请求", "ideal": "理想", "log": "日志（末尾）", "access": "访问",
+           "requests": "请求数"},
     "en": {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "skip": "skip", "tests": "Tests", "checks": "Technique checks",
            "diagnoses": "Diagnoses", "perf": "Performance", "lines": "Per-line memory counters (simulator)",
            "backend": "backend", "passed_of": "{p}/{n} tests passed, {s} skipped (a skip is never a pass)",
            "variant": "variant", "shape": "shape", "copy": "% copy kernel", "memcpy": "% cudaMemcpy",
-           "torch": "vs PyTorch", "line": "line", "per_request": "per request", "ideal": "ideal", "log": "Log (tail)"},
+           "torch": "vs PyTorch", "line": "line", "per_request": "per request", "ideal": "ideal", "log": "Log (tail)",
+           "access": "access", "requests": "requests"},
 }
 
 
@@ -47,10 +49,12 @@ def render(result: dict, lang: str, console: Console | None = None, verbose: boo
     if backend:
         head += f"  [dim]({w['backend']}: {backend.get('kind')}, {backend.get('device', '')})[/]"
     c.print(head)
-    c.print(text(result.get("message"), lang))
+    c.print(text(result.get("message"), lang), markup=False)
     for d in result.get("diagnoses", [])[:1]:
         where = f" [dim]{d.get('file', '')}:{d['line']}[/]" if d.get("line") else ""
-        c.print(f"[bold]→ {d['id']}[/]{where}: {text(d['message'], lang)}")
+        same = text(d["message"], lang) == text(result.get("message"), lang)
+        c.print(f"[bold]→ {d['id']}[/]{where}" + ("" if same else ": "), end="")
+        c.print("" if same else text(d["message"], lang), markup=False)
 
     tests = result.get("tests", [])
     if tests:
@@ -85,25 +89,47 @@ def render(result: dict, lang: str, console: Console | None = None, verbose: boo
         c.print(result["log"][-3000:], markup=False)
 
 
+OP_WORDS = {"zh": {"global_ld": "全局读", "global_st": "全局写", "shared_ld": "共享读", "shared_st": "共享写"},
+            "en": {"global_ld": "global load", "global_st": "global store", "shared_ld": "shared load",
+                   "shared_st": "shared store"}}
+UNIT_WORDS = {"zh": {"global": "扇区", "shared": "wavefront"}, "en": {"global": "sectors", "shared": "wavefronts"}}
+
+
+def short_kernel(name: str) -> str:
+    """`void (anonymous namespace)::transpose_tile_kernel<...>(float const*, ...)` -> `transpose_tile_kernel`."""
+    name = name.split("(")[0] if not name.startswith("void (") else name[5:]
+    name = name.replace("(anonymous namespace)::", "")
+    name = name.split("(")[0]
+    depth, out = 0, []
+    for ch in name:
+        depth += ch == "<"
+        if depth == 0:
+            out.append(ch)
+        depth -= ch == ">"
+    return "".join(out).removeprefix("void ").strip()
+
+
 def _render_lines(result: dict, c: Console, w: dict) -> None:
-    rows = []
+    lang = "zh" if w is WORDS["zh"] else "en"
     for launch in result.get("counters", []):
-        for line in launch.get("lines", []):
-            if line.get("per_request"):
-                rows.append((launch.get("kernel", ""), line))
-    if not rows:
-        return
-    t = Table(title=w["lines"], title_justify="left")
-    for col in ("kernel", w["line"], "op", w["per_request"], w["ideal"]):
-        t.add_column(col)
-    for kernel, line in rows:
-        for op, value in line["per_request"].items():
-            ideal = line.get("ideal", {}).get(op)
-            style = "red" if ideal is not None and value > ideal * 1.01 else ""
-            t.add_row(kernel[:40], str(line["line"]), op, f"[{style}]{value:.2f}[/]" if style else f"{value:.2f}",
-                      "" if ideal is None else f"{ideal:g}")
-    c.print()
-    c.print(t)
+        rows = [line for line in launch.get("lines", []) if line.get("per_request")]
+        if not rows:
+            continue
+        shape = "×".join(str(d) for d in launch.get("shape") or [])
+        title = f"{w['lines']}: {launch.get('entry', '')} {shape} → {short_kernel(launch.get('kernel', ''))}"
+        t = Table(title=title, title_justify="left")
+        for col in (w["line"], w["access"], w["requests"], w["per_request"], w["ideal"]):
+            t.add_column(col, justify="right" if col != w["access"] else "left")
+        for line in rows:
+            for op, value in line["per_request"].items():
+                ideal = line.get("ideal", {}).get(op)
+                bad = ideal is not None and value > ideal * 1.01 + 1e-9
+                unit = UNIT_WORDS[lang][op.split("_")[0]]
+                shown = f"{value:.2f} {unit}"
+                t.add_row(str(line["line"]), OP_WORDS[lang].get(op, op), f"{line.get('requests', {}).get(op, 0):,}",
+                          f"[red]{shown}[/]" if bad else shown, "" if ideal is None else f"{ideal:g}")
+        c.print()
+        c.print(t)
 
 
 def _render_perf(result: dict, c: Console, w: dict) -> None:

@@ -17,7 +17,10 @@ from pathlib import Path
 from . import ROOT
 
 OUTPUT_CAP = 64 * 1024  # keep this much of a run's output for the result's log
-_KNOWN_EVIDENCE = ("wrong", "unwritten", "output_is_input_copied", "shape")
+_KNOWN_EVIDENCE = ("wrong", "unwritten", "output_is_input_copied", "shape", "outside_square",
+                   "wrong_outside_square", "wrong_matching_unswapped_tiles",
+                   "wrong_matching_untransposed_tiles")
+SIM_WATCHDOG_SECONDS = "10"  # a judged launch takes well under a second; a hang should not cost a minute
 
 
 @dataclass
@@ -72,6 +75,8 @@ def read_sim_report(path: Path) -> list[dict]:
 def base_env(backend: str, extra: dict | None = None) -> dict:
     env = dict(os.environ)
     env.pop("DRILLS_SIM_REPORT", None)
+    if backend == "sim":
+        env.setdefault("DRILLS_SIM_WATCHDOG", SIM_WATCHDOG_SECONDS)
     env.update(extra or {})
     return env
 

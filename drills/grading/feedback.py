@@ -1,0 +1,95 @@
+"""<submission>.feedback.md: what a student may see. Hidden cases appear only as counts: their
+names, messages and mismatches are left out, and their shapes (and the sizes that would give them
+away) are blanked wherever else they appear (the verdict line, diagnoses)."""
+
+from __future__ import annotations
+
+import re
+
+from ..report import text
+
+W = {
+    "en": {"result": "Result", "score": "score", "on": "judged on", "part": "part", "outcome": "result",
+           "public": "correctness: public cases", "hidden": "correctness: hidden cases",
+           "checks": "technique checks", "perf": "performance (GPU)", "failed": "failed",
+           "why": "What went wrong", "first_failed": "Failed public cases (first {n})",
+           "hidden_note": "Hidden cases are not listed: {f} of {n} failed.",
+           "no_perf": "not timed (no GPU)", "tier": "{tier}: {pct}% of the copy kernel on the slowest timed shape",
+           "untimed": "not timed (timing needs a pass)", "later": " (points once every case passes)", "hidden_shape": "(hidden shape)",
+           "pass": "PASS", "fail": "FAIL", "error": "ERROR", "sim": "the drills simulator (no GPU timing)",
+           "none": "below bronze"},
+    "zh": {"result": "结果", "score": "得分", "on": "判题后端", "part": "部分", "outcome": "结果",
+           "public": "正确性：公开用例", "hidden": "正确性：隐藏用例", "checks": "技术检查", "perf": "性能（GPU）",
+           "failed": "未通过", "why": "问题所在", "first_failed": "未通过的公开用例（前 {n} 个）",
+           "hidden_note": "隐藏用例不列出：{n} 个中有 {f} 个未通过。", "no_perf": "未计时（没有 GPU）",
+           "tier": "{tier}：最慢的计时形状上达到拷贝 kernel 的 {pct}%", "untimed": "未计时（通过后才计时）", "later": "（所有用例通过后才计分）",
+           "hidden_shape": "（隐藏形状）", "pass": "通过", "fail": "未通过", "error": "出错",
+           "sim": "drills 模拟器（不计时）", "none": "未达铜牌"},
+}
+SHOW_FAILED = 5
+
+
+def scrubber(hidden_shapes):
+    pats = []
+    for m, n in hidden_shapes:
+        pats += [rf"(?<!\d){m}\s*[x×]\s*{n}(?!\d)", rf"(?<!\d){n}\s*[x×]\s*{m}(?!\d)", rf"\[{m},\s*{n}\]"]
+        pats += [rf"(?<!\d){v}(?!\d)" for v in (m * n, m * n * 4) if v >= 100]  # element and byte counts
+    rx = re.compile("|".join(pats)) if pats else None
+
+    def scrub(s: str, blank: str) -> str:
+        return rx.sub(blank, s) if rx and s else s
+    return scrub
+
+
+def render(d: dict, lang: str, hidden_shapes, title: str) -> str:
+    w = W[lang]
+    g = d["grading"]
+    sc = g["scoring"]
+    scrub = scrubber(hidden_shapes)
+    s = lambda v: scrub(text(v, lang), w["hidden_shape"])  # noqa: E731
+    backend = d.get("backend") or {}
+    device = w["sim"] if backend.get("kind") == "sim" else backend.get("device") or backend.get("kind") or "-"
+    lines = [f"# #{d.get('problem')} {title}: {g['submission']}", "",
+             f"**{w['result']}: {w[d['status']]}** · {w['score']} {sc['score']:g} / {sc['max_score']:g} · "
+             f"{w['on']} {device}", "", s(d.get("message")), "",
+             f"| {w['part']} | {w['outcome']} |", "|---|---|"]
+    c = sc["cases"]
+    lines.append(f"| {w['public']} | {c['public_passed']} / {c['public_total']} |")
+    if c["hidden_total"]:
+        lines.append(f"| {w['hidden']} | {c['hidden_passed']} / {c['hidden_total']} |")
+    k = sc["checks"]
+    if k["total"]:
+        failed = f" ({w['failed']}: {', '.join(k['failed'])})" if k["failed"] else ""
+        later = w["later"] if k["passed"] and c["passed"] < c["total"] else ""
+        lines.append(f"| {w['checks']} | {k['passed']} / {k['total']}{failed}{later} |")
+    p = sc["perf"]
+    if p["tier"] is None:
+        lines.append(f"| {w['perf']} | {w['no_perf']} |")
+    elif p["pct_copy_kernel"] is None:
+        lines.append(f"| {w['perf']} | {w['untimed']} |")
+    else:
+        tier = w["none"] if p["tier"] == "none" else p["tier"]
+        lines.append(f"| {w['perf']} | {w['tier'].format(tier=tier, pct=p['pct_copy_kernel'])} |")
+
+    if d.get("diagnoses"):
+        lines += ["", f"## {w['why']}", ""]
+        for diag in d["diagnoses"][:5]:
+            where = f" ({diag.get('file')}:{diag['line']})" if diag.get("line") else ""
+            lines.append(f"- `{diag['id']}`{where}: {s(diag['message'])}")
+
+    hidden_names = set(g.get("hidden_case_names", []))
+    failed_public = [t for t in d.get("tests", []) if t["status"] in ("fail", "error") and t["name"] not in hidden_names
+                     and not _hidden_shape(t, hidden_shapes)]
+    if failed_public:
+        lines += ["", f"## {w['first_failed'].format(n=min(SHOW_FAILED, len(failed_public)))}", ""]
+        for t in failed_public[:SHOW_FAILED]:
+            lines.append(f"- `{t['name']}`: {scrub(t.get('message', ''), w['hidden_shape'])[:300]}")
+            if t.get("mismatches"):
+                lines += ["  ```", *("  " + m for m in t["mismatches"].splitlines()[:5]), "  ```"]
+    if c["hidden_total"] and c["hidden_passed"] < c["hidden_total"]:
+        lines += ["", w["hidden_note"].format(f=c["hidden_total"] - c["hidden_passed"], n=c["hidden_total"])]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _hidden_shape(t: dict, hidden_shapes) -> bool:
+    return tuple(t.get("shape") or ()) in {tuple(h) for h in hidden_shapes}

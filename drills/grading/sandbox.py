@@ -1,0 +1,186 @@
+"""One submission's process tree: bubblewrap when it works here, rlimits always, a wall-time limit,
+and a kill that reaches every process the submission started.
+
+bwrap: the whole file system read-only, /tmp empty, the submission's private folder (and nothing
+else) writable, fresh /dev (the GPU's device nodes on the gpu backend), no network, its own PID
+namespace (so killing bwrap ends everything inside), killed with the grader.
+unshare-net (no bwrap, but util-linux unshare may take the network away): rlimits, no network.
+rlimits: CPU seconds, address space (sim only: CUDA's driver reserves more address space than any
+sensible limit), file size (which also caps output: see capped.py), processes, no core files.
+Without bwrap nothing stops a submission from writing where the grader's user may write, or from
+using the network; the gradebook's `sandbox` column says which one ran.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import GradeError
+
+
+@functools.lru_cache(maxsize=4)
+def bwrap_works(gpu: bool = False) -> str | None:
+    """None when bubblewrap can build our sandbox here, else why not."""
+    exe = shutil.which("bwrap")
+    if not exe:
+        return "bubblewrap is not installed (apt-get install bubblewrap)"
+    try:
+        p = subprocess.run(wrap(["true"], Path("/"), [], gpu), capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"bwrap did not run: {e}"
+    if p.returncode != 0:
+        return "bwrap cannot create namespaces here: " + (p.stderr.strip().splitlines() or ["?"])[-1]
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def unshare_net() -> list[str] | None:
+    """util-linux `unshare` that takes the network away (root, or unprivileged user namespaces)."""
+    exe = shutil.which("unshare")
+    if not exe:
+        return None
+    for cmd in ([exe, "--net"], [exe, "--net", "--map-root-user"]):
+        try:
+            if subprocess.run([*cmd, "true"], capture_output=True, timeout=30).returncode == 0:
+                return cmd
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+    return None
+
+
+def pick(requested: str, gpu: bool) -> tuple[str, str]:
+    """(kind, note): kind is 'bwrap', 'unshare-net' (rlimits, no network) or 'rlimits'."""
+    why = None
+    if requested != "rlimits":
+        why = bwrap_works(gpu)
+        if why is None:
+            return "bwrap", "bwrap (read-only file system, no network) + rlimits"
+        if requested == "bwrap":
+            raise GradeError(f"--sandbox bwrap: {why}")
+    reason = why or "asked for with --sandbox rlimits"
+    if requested != "rlimits" and unshare_net():
+        return "unshare-net", f"rlimits + no network (unshare; {reason}): no file-system isolation"
+    return "rlimits", f"rlimits only ({reason}): no network or file-system isolation"
+
+
+def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool) -> list[str]:
+    cmd = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--proc", "/proc",
+           *(["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]), "--tmpfs", "/tmp"]
+    for path in readable:  # what /tmp's fresh tmpfs would hide (the cache, a checkout under /tmp)
+        if str(path).startswith("/tmp/") and path.exists():
+            cmd += ["--ro-bind", str(path), str(path)]
+    if str(work) != "/":
+        cmd += ["--bind", str(work), str(work)]
+    cmd += ["--unshare-all", "--die-with-parent", "--new-session", "--chdir", str(work), "--", *argv]
+    return cmd
+
+
+RUNNING: dict[str, int] = {}  # token -> pid of every child now running, for kill_all()
+
+
+def kill_all() -> None:
+    """Ctrl-C: end every submission's process tree now (they run in their own sessions)."""
+    for token, pid in list(RUNNING.items()):
+        kill_tree(pid, token)
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+@dataclass
+class Finished:
+    code: int | None          # None when killed for the wall-time limit
+    seconds: float
+    output: str               # the child's own stdout/stderr (the grader's messages, not the submission's)
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def _tagged(token: str) -> list[int]:
+    """Processes whose environment carries this submission's token: the ones that left the tree."""
+    found = []
+    needle = f"DRILLS_GRADE_TOKEN={token}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if needle in f.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def kill_tree(pid: int, token: str) -> None:
+    for _ in range(5):
+        victims = set(_descendants(pid)) | set(_tagged(token))
+        if not victims:
+            return
+        for v in victims:
+            try:
+                os.kill(v, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.05)
+
+
+def run_child(argv: list[str], work: Path, env: dict, wall_s: float, kind: str, readable: list[Path],
+              gpu: bool, token: str) -> Finished:
+    if kind == "bwrap":
+        cmd = wrap(argv, work, readable, gpu)
+    elif kind == "unshare-net":
+        cmd = [*(unshare_net() or []), "--", *argv]
+    else:
+        cmd = argv
+    env = dict(env, DRILLS_GRADE_TOKEN=token)
+    started = time.monotonic()
+    log = work / "child.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        RUNNING[token] = proc.pid
+        try:
+            code = proc.wait(timeout=wall_s)
+        except subprocess.TimeoutExpired:
+            code = None
+        RUNNING.pop(token, None)
+        kill_tree(proc.pid, token)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+    with open(log, "rb") as f:
+        text = f.read(64 * 1024).decode(errors="replace")
+    return Finished(code, time.monotonic() - started, text)
+
+
+def child_argv(spec_path: Path) -> list[str]:
+    return [sys.executable, "-m", "drills.grading.child", str(spec_path)]

@@ -1,0 +1,103 @@
+"""`judge.py reset N`: put the skeleton back in the learner's file. Asks first (`--yes` skips the
+question) and keeps the learner's version as a timestamped backup in practice/.backups/.
+
+The skeleton comes from git (`git show HEAD:mine/...`), or, in a copy of the workbook without git,
+from a pristine copy at practice/.pristine/<the same path> (`reset --save-pristine` writes one)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from . import ROOT, catalog, report
+
+BACKUPS = ROOT / "practice" / ".backups"
+PRISTINE = ROOT / "practice" / ".pristine"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("number", help="problem number (e.g. 78) or slug")
+    p.add_argument("--yes", "-y", action="store_true", help="do not ask before overwriting your file")
+    p.add_argument("--save-pristine", action="store_true",
+                   help="authors: keep the current skeleton from git in practice/.pristine/ (for copies without git)")
+
+
+def skeleton_text(rel: str) -> tuple[str | None, str]:
+    """(the skeleton's text, where it came from), or (None, why not)."""
+    try:
+        p = subprocess.run(["git", "-C", str(ROOT), "show", f"HEAD:{rel}"], capture_output=True, timeout=30)
+        if p.returncode == 0:
+            return p.stdout.decode("utf-8"), f"git HEAD:{rel}"
+        why = p.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["git show failed"]
+    except (OSError, subprocess.TimeoutExpired) as e:
+        why = [str(e)]
+    pristine = PRISTINE / rel
+    if pristine.is_file():
+        return pristine.read_text(encoding="utf-8"), _shown(pristine)
+    return None, why[0]
+
+
+def backup(file: Path, now: datetime | None = None) -> Path:
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    BACKUPS.mkdir(parents=True, exist_ok=True)
+    target = BACKUPS / f"{file.stem}.{stamp}{file.suffix}"
+    n = 1
+    while target.exists():  # two resets in one second keep both
+        target = BACKUPS / f"{file.stem}.{stamp}-{n}{file.suffix}"
+        n += 1
+    shutil.copy2(file, target)
+    return target
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def _ask(question: str) -> bool:
+    if not sys.stdin or not sys.stdin.isatty():
+        return False
+    try:
+        return input(question).strip().lower() in ("y", "yes", "是", "好")
+    except EOFError:
+        return False
+
+
+def main(args) -> int:
+    lang = args.lang or report.default_lang()
+    say = (lambda zh, en: print(zh if lang == "zh" else en))
+    problem = catalog.find(catalog.load(), args.number)
+    mine = problem.path("mine")
+    rel = problem.mine
+    text, source = skeleton_text(rel)
+    if text is None:
+        say(f"找不到 {rel} 的原始骨架（{source}）。", f"Cannot find the original skeleton of {rel} ({source}).")
+        return 2
+    if args.save_pristine:
+        (PRISTINE / rel).parent.mkdir(parents=True, exist_ok=True)
+        (PRISTINE / rel).write_text(text, encoding="utf-8")
+        say(f"已保存原始骨架：{_shown(PRISTINE / rel)}", f"Saved the skeleton: {_shown(PRISTINE / rel)}")
+        return 0
+    if mine.exists() and mine.read_text(encoding="utf-8", errors="replace") == text:
+        say(f"{rel} 已经是原始骨架，无需重置。", f"{rel} already is the skeleton; nothing to reset.")
+        return 0
+    if mine.exists() and not args.yes:
+        question = (f"用骨架覆盖 {rel}？你的版本会备份到 {_shown(BACKUPS)}/。[y/N] " if lang == "zh" else
+                    f"Overwrite {rel} with the skeleton? Your version is kept in {_shown(BACKUPS)}/. [y/N] ")
+        if not _ask(question):
+            say("未改动。（不在终端里运行时请加 --yes。）", "Left unchanged. (Pass --yes when not running in a terminal.)")
+            return 1
+    saved = backup(mine) if mine.exists() else None
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text(text, encoding="utf-8")
+    if saved:
+        say(f"已从 {source} 恢复 {rel}；你的版本在 {_shown(saved)}。",
+            f"Restored {rel} from {source}; your version is in {_shown(saved)}.")
+    else:
+        say(f"已从 {source} 恢复 {rel}。", f"Restored {rel} from {source}.")
+    return 0

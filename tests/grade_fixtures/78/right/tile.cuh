@@ -1,0 +1,3 @@
+#pragma once
+constexpr int TILE = 32;
+constexpr int ROWS = 8;

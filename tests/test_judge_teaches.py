@@ -1,0 +1,276 @@
+"""The judge's teaching parts without a build: per-line ideals, technique rules, the evidence behind
+diagnoses, the learner's loop (reset, watch, --lang). The golden cases in test_golden_c3.py run the
+same code end to end on the simulator."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from drills import catalog, cli, counters, diagnose, reset, technique, watch
+from drills.probe import Probe, ProbeRun, static_shared_bytes
+from drills.result import Result
+
+FULL = 0xFFFFFFFF
+
+
+def line(n, metrics, sample=None):
+    return {"file": "/abs/mine.cu", "line": n, "metrics": metrics, "sample": sample or {}}
+
+
+def sample(space, op, addresses, width=4, mask=FULL):
+    return {"space": space, "op": op, "bytes_per_lane": width, "active_mask": mask, "address": addresses}
+
+
+G = "l1tex__t_{}_pipe_lsu_mem_global_op_{}.sum"
+S_WAVES, S_INST, S_CONF = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{}.sum", "smsp__inst_executed_op_shared_{}.sum",
+                           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{}.sum")
+
+
+# ---- per-line report ----
+
+def test_coalesced_and_strided_stores_against_their_ideal():
+    row = sample("global", "st", [4096 + 4 * i for i in range(32)])
+    v = counters.line_view(line(27, {G.format("requests", "st"): 100, G.format("sectors", "st"): 400}, row))
+    assert v["per_request"] == {"global_st": 4.0} and v["ideal"] == {"global_st": 4.0}
+    col = sample("global", "st", [4096 * i for i in range(32)])
+    v = counters.line_view(line(19, {G.format("requests", "st"): 100, G.format("sectors", "st"): 3200}, col))
+    assert v["per_request"]["global_st"] == 32.0 and v["ideal"]["global_st"] == 4.0
+
+
+def test_float4_and_broadcast_ideals():
+    vec = sample("global", "ld", [16 * i for i in range(32)], width=16)
+    v = counters.line_view(line(1, {G.format("requests", "ld"): 10, G.format("sectors", "ld"): 160}, vec))
+    assert v["ideal"]["global_ld"] == 16.0 and v["per_request"]["global_ld"] == 16.0
+    same = sample("global", "ld", [64] * 32)
+    v = counters.line_view(line(2, {G.format("requests", "ld"): 10, G.format("sectors", "ld"): 10}, same))
+    assert v["ideal"]["global_ld"] == 1.0
+
+
+def test_shared_ideal_is_wavefronts_minus_conflicts():
+    m = {S_INST.format("ld"): 100, S_WAVES.format("ld"): 3200, S_CONF.format("ld"): 3100,
+         S_INST.format("st"): 100, S_WAVES.format("st"): 400, S_CONF.format("st"): 0}  # float4 stores: 4 ideal
+    v = counters.line_view(line(5, m))
+    assert v["per_request"] == {"shared_ld": 32.0, "shared_st": 4.0}
+    assert v["ideal"] == {"shared_ld": 1.0, "shared_st": 4.0}
+
+
+def test_lines_without_memory_are_left_out_and_the_file_is_shown_as_the_result_shows_it():
+    launch = {"kernel": "k", "mangled": "_Z1k", "metrics": {}, "lines": [
+        line(3, {"smsp__inst_executed.sum": 9}),
+        line(4, {G.format("requests", "ld"): 1, G.format("sectors", "ld"): 4})]}
+    v = counters.launch_view(launch, "transpose_tiled", [8, 8], "mine/x.cu", "/abs/mine.cu", {"_Z1k": 4224})
+    assert [l["line"] for l in v["lines"]] == [4] and v["lines"][0]["file"] == "mine/x.cu"
+    assert v["static_shared_bytes"] == 4224 and v["entry"] == "transpose_tiled"
+
+
+# ---- technique rules ----
+
+def view(lines, metrics=None):
+    return {"kernel": "k", "metrics": metrics or {}, "lines": lines}
+
+
+def lv(n, op, per, ideal):
+    return {"file": "mine.cu", "line": n, "requests": {op: 10}, "per_request": {op: per}, "ideal": {op: ideal}}
+
+
+PR = Probe("transpose_tiled", {"M": 1024, "N": 2048}, ("in:M*N", "out:N*M", "M", "N"))
+OK = ProbeRun(True, "", [{"errors": []}])
+
+
+def test_total_rule():
+    check = {"id": "shared-memory-used", "rule": {"total": "smsp__inst_executed_op_shared_st.sum", "at_least": 1}}
+    assert technique.evaluate(check, PR, OK, [view([], {"smsp__inst_executed_op_shared_st.sum": 5})])["status"] == "pass"
+    assert technique.evaluate(check, PR, OK, [view([], {})])["status"] == "fail"
+
+
+def test_per_line_rule_names_the_worst_line_and_skips_when_nothing_to_check():
+    check = {"id": "no-bank-conflicts", "rule": {"per_line": ["shared_ld", "shared_st"], "at_most": "ideal"}}
+    row = technique.evaluate(check, PR, OK, [view([lv(20, "shared_st", 1.0, 1.0), lv(27, "shared_ld", 32.0, 1.0)])])
+    assert row["status"] == "fail" and row["lines"][0]["line"] == 27 and "32" in row["message"]["en"]
+    assert technique.evaluate(check, PR, OK, [view([lv(20, "shared_st", 1.005, 1.0)])])["status"] == "pass"  # 1 %
+    assert technique.evaluate(check, PR, OK, [view([lv(19, "global_st", 32.0, 4.0)])])["status"] == "skip"
+    fixed = {"id": "c", "rule": {"per_line": ["global_st"], "at_most": 4}}
+    assert technique.evaluate(fixed, PR, OK, [view([lv(19, "global_st", 16.0, 16.0)])])["status"] == "fail"
+
+
+def test_a_probe_that_faults_is_not_checked():
+    check = {"id": "x", "rule": {"total": "m", "at_least": 1}}
+    bad = ProbeRun(True, "", [{"errors": [{"kind": "out-of-bounds", "message": "boom"}]}])
+    assert technique.evaluate(check, PR, bad, [view([])])["status"] == "skip"
+
+
+def test_the_manifest_checks_of_78_are_valid():
+    problem = catalog.find(catalog.load(), 78)
+    assert {c["id"] for c in problem.checks} == {"shared-memory-used", "coalesced-stores", "no-bank-conflicts"}
+    assert technique.validate(problem) == []
+    broken = SimpleNamespace(number=1, checks=({"id": "z", "probe": {"entry": "f"}, "rule": {"per_line": ["bogus"]}},),
+                             entry_points=("f",), optional_entry_points=())
+    assert len(technique.validate(broken)) == 2
+
+
+def test_static_shared_bytes_reads_the_ptx(tmp_path):
+    ptx = (b"junk\x00.shared .align 4 .b8 _ZZ1kE4tile[4224];\n.visible .entry _Z1k(\n.param .u64 p)\n{\n"
+           b"mov.u32 %r1, _ZZ1kE4tile;\n}\n.entry _Z2k2(\n)\n{\nret;\n}\n")
+    f = tmp_path / "lib.so"
+    f.write_bytes(ptx)
+    assert static_shared_bytes(f) == {"_Z1k": 4224, "_Z2k2": 0}
+
+
+# ---- diagnoses from evidence ----
+
+def counters_with_column_read(stride, shared_bytes):
+    s = sample("shared", "ld", [stride * i for i in range(32)])
+    return [{"entry": "transpose_tiled", "kernel": "k", "static_shared_bytes": shared_bytes,
+             "lines": [{"file": "mine.cu", "line": 27, "sample": s, "requests": {"shared_ld": 10},
+                        "per_request": {"shared_ld": 32.0}, "ideal": {"shared_ld": 1.0}}]}]
+
+
+@pytest.mark.parametrize("shared_bytes, wrong_dimension", [(4096, False), (4224, True)])
+def test_padding_in_the_wrong_dimension_from_the_sample_and_the_tile_size(shared_bytes, wrong_dimension):
+    r = Result(problem=78, file="mine.cu")
+    r.counters = counters_with_column_read(128, shared_bytes)
+    r.checks = [{"id": "no-bank-conflicts", "status": "fail", "diagnosis": "bank-conflicts", "entry": "transpose_tiled",
+                 "lines": [{"file": "mine.cu", "line": 27, "op": "shared_ld", "per_request": 32.0, "ideal": 1.0,
+                            "kernel": "k"}]}]
+    diagnose.from_checks(r)
+    d = r.diagnoses[0]
+    assert d["id"] == "bank-conflicts" and d["line"] == 27 and "32-way" in d["message"]["en"]
+    assert ("wrong dimension" in d["message"]["en"]) is wrong_dimension
+
+
+def gtest_row(shape, status, **evidence):
+    row = {"name": f"C3/Transpose.x/tiled_{shape[0]}x{shape[1]}", "status": status, "variant": "tiled",
+           "shape": list(shape), "message": ""}
+    if evidence:
+        row["evidence"] = {k: str(v) for k, v in evidence.items()}
+    return row
+
+
+def judged(rows):
+    r = Result(problem=78, file="mine.cu")
+    r.tests = rows
+    diagnose.from_runs(catalog.find(catalog.load(), 78), r, [])
+    return [d["id"] for d in r.diagnoses]
+
+
+def test_bounds_swapped_needs_passing_squares_and_errors_outside_the_square():
+    rows = [gtest_row((32, 32), "pass"), gtest_row((1, 1), "pass"),
+            gtest_row((31, 33), "fail", wrong=62, unwritten=62, outside_square=62, wrong_outside_square=62),
+            gtest_row((70, 45), "fail")]  # faulted: no evidence
+    assert judged(rows) == ["bounds-swapped"]
+    rows[0]["status"] = "fail"
+    assert judged(rows) == []
+    # A wrong leading dimension also fails only non-squares, but its errors are everywhere.
+    spread = [gtest_row((32, 32), "pass"),
+              gtest_row((31, 33), "fail", wrong=900, unwritten=0, outside_square=62, wrong_outside_square=60)]
+    assert judged(spread) == []
+
+
+def test_block_index_copy_and_unwritten_patterns():
+    assert judged([gtest_row((70, 45), "fail", wrong=100, unwritten=10, wrong_matching_unswapped_tiles=90)]) == \
+        ["block-index-not-swapped"]
+    assert judged([gtest_row((70, 45), "fail", wrong=100, unwritten=0, output_is_input_copied=1)]) == \
+        ["copy-not-transpose"]
+    assert judged([gtest_row((70, 45), "fail", wrong=100, unwritten=0, wrong_matching_untransposed_tiles=100)]) == \
+        ["copy-not-transpose"]
+    assert judged([gtest_row((70, 45), "fail", wrong=3150, unwritten=3150)]) == ["output-not-written"]
+
+
+def test_sim_errors_become_named_diagnoses_in_order():
+    r = Result(problem=78, file="mine/c3_transpose.cu")
+    oob = {"kind": "out-of-bounds", "file": "/w/mine/c3_transpose.cu", "line": 27, "block": [1, 0, 0],
+           "thread": [3, 2, 0], "allocation": "cudaMalloc #2 (388 bytes)", "offset": 3104,
+           "message": "out-of-bounds global store of 4 bytes"}
+    race = {"kind": "shared-race", "file": "/w/mine/c3_transpose.cu", "line": 27, "block": [0, 0, 0],
+            "thread": [0, 1, 0], "detail": "thread (1,0,0) wrote it at line 20"}
+    run = SimpleNamespace(sim_events=[{"event": "launch", "errors": [oob]}, {"event": "launch", "errors": [race]}],
+                          timed_out=False)
+    diagnose.from_runs(catalog.find(catalog.load(), 78), r, [run])
+    assert [d["id"] for d in r.diagnoses] == ["missing-barrier", "out-of-bounds"]
+    d = r.diagnoses[1]
+    assert d["file"] == "mine/c3_transpose.cu" and d["line"] == 27
+    assert "index 776" in d["message"]["en"] and "97 floats" in d["message"]["en"] and "output" in d["message"]["en"]
+    assert "thread (3,2,0)" in d["message"]["en"]
+
+
+def test_timeouts_and_host_faults_are_errors_not_wrong_answers():
+    from drills.judge import decide
+    r = Result(problem=78, file="mine.cu")
+    r.tests = [gtest_row((31, 33), "fail")]
+    r.diagnose("timeout", "zh", "en")
+    decide(None, r, [SimpleNamespace(timed_out=False, crashed="", exit_code=1, tests=r.tests)])
+    assert r.status == "error"
+
+
+# ---- the learner's loop ----
+
+def test_lang_is_accepted_anywhere():
+    assert cli._hoist_lang(["78", "--lang", "zh", "--json"]) == (["78", "--json"], ["--lang", "zh"])
+    assert cli._hoist_lang(["--lang=en", "hint", "78"]) == (["hint", "78"], ["--lang=en"])
+    assert cli._hoist_lang(["sim-run", "a.cu", "--", "--lang", "x"]) == (["sim-run", "a.cu", "--", "--lang", "x"], [])
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    """reset against a learner file in tmp_path; the skeleton still comes from git."""
+    mine = tmp_path / "mine" / "c3_transpose.cu"
+    mine.parent.mkdir()
+    problem = SimpleNamespace(mine="mine/c3_transpose.cu", path=lambda key: mine)
+    monkeypatch.setattr(reset.catalog, "find", lambda problems, key: problem)
+    monkeypatch.setattr(reset, "BACKUPS", tmp_path / "backups")
+    return mine
+
+
+def reset_args(**kw):
+    return SimpleNamespace(number="78", yes=False, save_pristine=False, lang="en", **kw)
+
+
+def test_reset_asks_keeps_a_backup_and_restores_the_skeleton(sandbox, monkeypatch, capsys):
+    text, source = reset.skeleton_text("mine/c3_transpose.cu")
+    if text is None:
+        pytest.skip(f"no git skeleton here: {source}")
+    sandbox.write_text("my work\n")
+    monkeypatch.setattr(reset, "_ask", lambda q: False)
+    assert reset.main(reset_args()) == 1 and sandbox.read_text() == "my work\n"
+    monkeypatch.setattr(reset, "_ask", lambda q: True)
+    assert reset.main(reset_args()) == 0
+    assert sandbox.read_text() == text
+    backups = list((sandbox.parent.parent / "backups").iterdir())
+    assert [b.read_text() for b in backups] == ["my work\n"]
+    sandbox.write_text("second try\n")
+    assert reset.main(SimpleNamespace(number="78", yes=True, save_pristine=False, lang="en")) == 0
+    assert len(list((sandbox.parent.parent / "backups").iterdir())) == 2
+    assert reset.main(reset_args()) == 0 and "already" in capsys.readouterr().out
+
+
+def test_watch_waits_for_the_file_to_settle(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_text("a")
+    last = watch.stamp(f)
+    writes = []
+
+    def editor():
+        for i in range(3):  # an editor saving in several steps
+            time.sleep(0.05)
+            f.write_text("b" * (i + 2))
+            writes.append(time.monotonic())
+
+    t = threading.Thread(target=editor)
+    t.start()
+    settled = watch.wait_for_change(f, last, debounce=0.3, poll=0.02)
+    t.join()
+    assert settled == watch.stamp(f) and f.read_text() == "bbbb"
+    assert time.monotonic() - writes[-1] >= 0.29
+
+
+def test_watch_and_reset_are_subcommands():
+    out = subprocess.run([sys.executable, "practice/judge.py", "--help"], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert "watch" in out.stdout and "reset" in out.stdout
