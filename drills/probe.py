@@ -71,12 +71,16 @@ def run(library: Path, probe: Probe, timeout: float = PROBE_TIMEOUT) -> ProbeRun
         cmd = [sys.executable, "-m", "drills.probe", str(library), probe.entry,
                "--dims", ",".join(f"{k}={v}" for k, v in probe.dims.items()),
                "--args", ",".join(probe.args)]
+        output = Path(tmp) / "out.txt"  # a file, not a pipe: a kernel may print without end
         try:
-            p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
-                               errors="replace", start_new_session=True)
-            out, code = p.stdout, p.returncode
+            with open(output, "wb") as sink:
+                code = subprocess.run(cmd, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+                                      timeout=timeout, start_new_session=True).returncode
         except subprocess.TimeoutExpired:
-            out, code = "", None
+            code = None
+        with open(output, "rb") as f:  # the status is the last line; keep only the tail
+            f.seek(max(0, output.stat().st_size - 65536))
+            out = f.read().decode(errors="replace")
         events = read_sim_report(report)
     launches = [e for e in events if e.get("event") == "launch"]
     if code is None:

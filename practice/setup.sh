@@ -19,6 +19,8 @@ ldconfig -p 2>/dev/null | grep -q libzstd.so.1 || packages+=(libzstd1)
 # The browser app serves its editor and math from Debian's packages, never from a CDN.
 [ -d /usr/share/javascript/codemirror ] || packages+=(libjs-codemirror)
 [ -d /usr/share/javascript/katex ] || packages+=(libjs-katex)
+# `judge.py grade` runs each submission in a bubblewrap sandbox when it is installed.
+command -v bwrap >/dev/null 2>&1 || packages+=(bubblewrap)
 if [ "${DRILLS_WEB_TESTS:-0}" = 1 ]; then
   command -v chromium >/dev/null 2>&1 || packages+=(chromium)
   fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || packages+=(fonts-noto-cjk)  # Chinese in screenshots

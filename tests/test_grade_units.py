@@ -4,6 +4,7 @@ feedback, the gradebook and --merge, bad input on the command line, the process-
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import signal
@@ -155,6 +156,15 @@ def test_cases_are_the_contracts_tests_and_hidden_ones_are_marked():
     assert scoring.reference_checks(reference_result()) == ["shared-memory-used"]
 
 
+def test_case_variants_are_glob_patterns_when_the_manifest_names_them():
+    problem = dataclasses.replace(P78, scoring={"case_variants": ["naive", "tiled*", "transpose_tiled"]})
+    names = [c["name"] for c in scoring.universe(reference_result(), problem, [])]
+    assert sum("unpadded" in n for n in names) == 2 and sum("naive" in n for n in names) == 2
+    assert "pytest.test_public_shapes[31x33-transpose_tiled]" in names and not any("fast" in n for n in names)
+    with pytest.raises(GradeError, match="unknown key 'case'"):
+        scoring.table(dataclasses.replace(P78, scoring={"case": 1}))
+
+
 def test_score_on_the_simulator_leaves_perf_out():
     cases = scoring.universe(reference_result(), P78, [(130, 67)])
     result = reference_result()
@@ -172,8 +182,10 @@ def test_score_on_the_simulator_leaves_perf_out():
     assert broken["score"] == 0 and broken["cases"]["total"] == 5
 
 
-@pytest.mark.parametrize("pcts, tier", [((95, 91), "gold"), ((95, 85), "silver"), ((60, 99), "bronze"), ((30, 99), "none")])
-def test_perf_tier_is_the_slowest_timed_shape(pcts, tier):
+@pytest.mark.parametrize("pcts, tier", [((95, 91), "gold"), ((95, 85), "gold"), ((85, 99), "silver"),
+                                        ((60, 99), "bronze"), ((30, 99), "none")])
+def test_perf_tier_counts_only_the_perf_shapes(pcts, tier):
+    """78 grades the tier at 8192x8192 only (its perf_shapes): the 4113x8197 number is ignored."""
     result = reference_result()
     result["backend"] = {"kind": "gpu"}
     result["perf"] = {"variants": [{"name": "transpose_tiled", "shape": [8192, 8192], "pct_copy_kernel": pcts[0]},
@@ -182,7 +194,8 @@ def test_perf_tier_is_the_slowest_timed_shape(pcts, tier):
     cases = scoring.universe(reference_result(), P78, [])
     sc = scoring.score(result, P78, cases, [], "gpu")
     t = scoring.table(P78)
-    assert sc["perf"]["tier"] == tier and sc["perf"]["pct_copy_kernel"] == min(pcts)
+    assert t["perf_shapes"] == ["8192x8192"]
+    assert sc["perf"]["tier"] == tier and sc["perf"]["pct_copy_kernel"] == pcts[0]
     assert sc["perf"]["points"] == round(t["perf"] * t["tier_points"].get(tier, 0), 2)
     assert sc["max_score"] == t["cases"] + t["perf"]
 

@@ -5,12 +5,14 @@
                        earned only when every case passes (a wrong answer has no technique)
     perf = 15          GPU only: the tier perf_variant reaches on every timed shape
     perf_variant = "transpose_tiled"
+    perf_shapes = ["8192x8192"]  the timed shapes that count (default: all)
     tiers = { bronze = 50, silver = 80, gold = 90 }            # at least this % of the copy kernel
     tier_points = { bronze = 0.5, silver = 0.8, gold = 1.0 }   # the share of `perf` a tier earns
 
 A case is a test that exercises an entry point of the contract (a GoogleTest case whose variant
 is an entry point, or its suffix: `tiled` for `transpose_tiled`; a pytest case with an entry
-point among its parameters), in the reference's run with the same hidden shapes: that run fixes
+point among its parameters; or, when the table says `case_variants = ["vec4*", ...]`, a test whose
+variant or a parameter matches one of those glob patterns), in the reference's run with the same hidden shapes: that run fixes
 the list, so a submission that does not build scores 0 of the same total as one that does. A part
 that cannot be judged on this backend (timing without a GPU, checks no run reports) is left out
 of `max_score`, which every row carries.
@@ -19,6 +21,7 @@ of `max_score`, which every row carries.
 from __future__ import annotations
 
 import re
+from fnmatch import fnmatchcase
 
 from ..catalog import Problem
 from . import GradeError
@@ -28,7 +31,7 @@ TIERS = {"bronze": 50, "silver": 80, "gold": 90}
 TIER_POINTS = {"bronze": 0.5, "silver": 0.8, "gold": 1.0}
 
 
-KEYS = ("cases", "checks", "perf", "perf_variant", "tiers", "tier_points", "case_variants")
+KEYS = ("cases", "checks", "perf", "perf_variant", "perf_shapes", "tiers", "tier_points", "case_variants")
 
 
 def table(problem: Problem) -> dict:
@@ -52,15 +55,18 @@ def _params(name: str) -> list[str]:
 
 
 def is_case(test: dict, problem: Problem) -> bool:
-    wanted = table(problem).get("case_variants")
+    wanted = table(problem).get("case_variants")  # glob patterns, when the names need saying
     if test.get("source") == "gtest":
         v = test.get("variant")
         if not v:
             return False
         if wanted:
-            return v in wanted
+            return any(fnmatchcase(v, w) for w in wanted)
         return any(e == v or e.endswith("_" + v) for e in problem.entry_points)
-    return any(p in (wanted or problem.entry_points) for p in _params(test.get("name", "")))
+    params = _params(test.get("name", ""))
+    if wanted:
+        return any(fnmatchcase(p, w) for p in params for w in wanted)
+    return any(p in problem.entry_points for p in params)
 
 
 def universe(reference: dict, problem: Problem, hidden_shapes) -> list[dict]:
@@ -78,12 +84,15 @@ def reference_checks(reference: dict) -> list[str]:
 
 
 def perf_tier(result: dict, problem: Problem) -> tuple[str | None, float | None]:
-    """(tier or "none", lowest % of the copy kernel over the timed shapes); (None, None) off GPU."""
+    """(tier or "none", lowest % of the copy kernel over the timed shapes that count); (None, None)
+    off GPU."""
     if (result.get("backend") or {}).get("kind") != "gpu":
         return None, None
     t = table(problem)
     variant = t.get("perf_variant") or (problem.entry_points[-1] if problem.entry_points else "")
-    rows = [v for v in ((result.get("perf") or {}).get("variants") or []) if v.get("name") == variant]
+    shapes = t.get("perf_shapes")  # e.g. ["8192x8192"]; absent: every timed shape
+    rows = [v for v in ((result.get("perf") or {}).get("variants") or []) if v.get("name") == variant
+            and (not shapes or "x".join(str(d) for d in v.get("shape", [])) in shapes)]
     if not rows:
         return "none", None
     pct = min(float(v.get("pct_copy_kernel") or 0) for v in rows)
