@@ -66,7 +66,7 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
     for run in runs:
         result.tests.extend(run.tests)
     result.log = "\n".join(r.output for r in runs)[-runner.OUTPUT_CAP:]
-    diagnose.from_runs(problem, result, runs)
+    diagnose.from_runs(problem, result, runs, (subject.test_binary, subject.capi_library))
     if problem.checks and not any(r.timed_out or _hung(r) for r in runs) \
             and not any(d["id"] in diagnose.ERROR_IDS for d in result.diagnoses):
         _technique(problem, result, subject, file, shown, build_root)

@@ -19,7 +19,11 @@ from . import ROOT
 OUTPUT_CAP = 64 * 1024  # keep this much of a run's output for the result's log
 _KNOWN_EVIDENCE = ("wrong", "unwritten", "output_is_input_copied", "shape", "outside_square",
                    "wrong_outside_square", "wrong_matching_unswapped_tiles",
-                   "wrong_matching_untransposed_tiles")
+                   "wrong_matching_untransposed_tiles",
+                   # C1: which elements of c are wrong, and whether the guard after c[n - 1] was written
+                   "first_wrong", "last_wrong", "written_past_end",
+                   # C2: the wrong sum (float: result_is_nan; int: difference from the exact sum)
+                   "result", "expected", "result_is_nan", "difference")
 SIM_WATCHDOG_SECONDS = "10"  # a judged launch takes well under a second; a hang should not cost a minute
 
 

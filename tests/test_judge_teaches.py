@@ -209,6 +209,65 @@ def test_timeouts_and_host_faults_are_errors_not_wrong_answers():
     assert r.status == "error"
 
 
+def rows_of(problem, rows):
+    r = Result(problem=problem, file="mine.cu")
+    r.tests = rows
+    diagnose.from_runs(catalog.find(catalog.load(), problem), r, [])
+    return [d["id"] for d in r.diagnoses]
+
+
+def c1_row(variant, n, status="fail", **evidence):
+    return {"name": f"C1/VectorAdd.x/{variant}_1x{n}", "status": status, "variant": variant, "shape": [1, n],
+            "message": "", "evidence": {k: str(v) for k, v in evidence.items()}}
+
+
+def test_vector_add_tail_and_guard_patterns():
+    tail = [c1_row("vec4", 5, wrong=1, unwritten=1, first_wrong=4, last_wrong=4),
+            c1_row("vec4_offset111", 7, wrong=2, unwritten=2, first_wrong=5, last_wrong=6)]
+    assert rows_of(71, tail) == ["tail-not-written"]
+    # Wrong elements in the middle are not a missing tail.
+    assert rows_of(71, [c1_row("vec4", 5, wrong=1, unwritten=1, first_wrong=2, last_wrong=2)]) == []
+    assert rows_of(71, [c1_row("vec4", 5, wrong=0, unwritten=0, first_wrong=-1, last_wrong=-1,
+                               written_past_end=3)]) == ["written-past-end"]
+    assert rows_of(71, [c1_row("one_per_thread", 97, wrong=97, unwritten=97)]) == ["output-not-written"]
+
+
+def c2_row(variant, n, **evidence):
+    return {"name": f"C2/FloatSum.x/{variant}_1x{n}", "status": "fail", "variant": variant, "shape": [1, n],
+            "message": "", "evidence": {k: str(v) for k, v in evidence.items()}}
+
+
+def test_reduction_nan_patterns():
+    nan = [c2_row("sum", 5, result_is_nan=1, result="nan"), c2_row("sum_positive", 5, result_is_nan=1)]
+    assert rows_of(77, nan + [c2_row("int", 5, result=41, difference=-1)]) == ["out-not-zeroed"]
+    assert rows_of(77, nan + [c2_row("int", 5, result=-1, difference=-43)]) == ["result-is-nan"]
+    assert rows_of(77, nan[:1] + [c2_row("sum", 7, result_is_nan=0, result="1.5")]) == []
+
+
+def test_a_header_line_is_traced_to_the_learners_line_through_the_ptx(tmp_path):
+    ptx = "\n".join([
+        ".version 8.0", '.file\t1 "/w/mine.cu"', '.file\t2 "/cuda/include/sm_30_intrinsics.hpp"',
+        ".visible .entry _Z1kv(", ")", "{", ".loc\t1 46 3", "mov.u32 %r1, 0;",
+        ".loc\t1 23 3, function_name $L__info_string1, inlined_at 1 35 3",
+        ".loc\t2 449 9, function_name $L__info_string2, inlined_at 1 23 3",
+        "shfl.sync.bfly.b32 \t%r40|%p14, %r36, %r38, %r37, %r39;", "}"])
+    lib = tmp_path / "lib.so"
+    lib.write_bytes(b"\x7fELF\x00" + ptx.encode() + b"\x00")
+    r = Result(problem=77, file="mine.cu")
+    err = {"kind": "sync-mask", "file": "/cuda/include/sm_30_intrinsics.hpp", "line": 449, "block": [0, 0, 0],
+           "thread": [0, 0, 0], "message": "member mask 0xffffffff names lanes that are not executing this instruction "
+           "(0xffffff00); active 0x000000ff at sm_30_intrinsics.hpp:449, block (0,0,0) thread (0,0,0) "
+           "(`shfl.sync.bfly.b32 %r40 | %p14, %r36, %r38, %r37, %r39`)"}
+    run = SimpleNamespace(sim_events=[{"event": "launch", "mangled": "_Z1kv", "errors": [err]}], timed_out=False)
+    diagnose.from_runs(catalog.find(catalog.load(), 77), r, [run], [lib])
+    d = r.diagnoses[0]
+    assert d["id"] == "wrong-shuffle-mask" and d["line"] == 23 and "called from line 35" in d["message"]["en"]
+    # Without the binary the line stays unknown, and the message says so.
+    r = Result(problem=77, file="mine.cu")
+    diagnose.from_runs(catalog.find(catalog.load(), 77), r, [run])
+    assert r.diagnoses[0]["line"] == 0 and "not found" in r.diagnoses[0]["message"]["en"]
+
+
 # ---- the learner's loop ----
 
 def test_lang_is_accepted_anywhere():
