@@ -25,6 +25,12 @@
     return "hsl(" + Math.round((i * 360) / n) % 360 + ", 65%, " + (light || 78) + "%)";
   };
 
+  // An arrowhead for line ends (marker-end="url(#id)"), in one colour: one marker per colour used.
+  D.arrowMarker = function (id, colour, size) {
+    return D.svg("marker", { id: id, viewBox: "0 0 8 8", refX: 7, refY: 4, markerWidth: size, markerHeight: size, orient: "auto" },
+      D.svg("path", { d: "M0,0 L8,4 L0,8 z", fill: colour }));
+  };
+
   // A figure's frame: a titled box with a control row, a drawing and a caption.
   D.figureFrame = function (container, titleKey) {
     container.textContent = "";

@@ -1,10 +1,10 @@
-"""Golden cases for the judge on C3 (problem 78): a folder per situation under tests/golden/c3/,
-each holding a learner file with one mistake (or a correct variant, pass-*) and the stable parts of
+"""Golden cases for the judge: a folder per situation under tests/golden/<chapter>/ (c1, c2, c3:
+the chapter of the problem it answers), each holding a learner file with one mistake (or a correct variant, pass-*) and the stable parts of
 the result it must get: status, diagnosis ids in order, failed (and for passes, passed) technique
 checks, the first diagnosis's line.
 
-All cases share one simulator build folder (build/sim-golden): after the first, a case recompiles
-only its own file. `DRILLS_GOLDEN_UPDATE=1 pytest tests/test_golden_c3.py` rewrites expected.json
+A chapter's cases share one simulator build folder (build/sim-golden-<chapter>): after the first, a
+case recompiles only its own file. `DRILLS_GOLDEN_UPDATE=1 pytest tests/test_golden.py` rewrites expected.json
 from what the judge says now (review the diff before committing).
 """
 
@@ -21,18 +21,15 @@ from drills import ROOT, catalog
 from drills.judge import judge
 from drills.toolchain import backend_unavailable
 
-GOLDEN = ROOT / "tests" / "golden" / "c3"
-BUILD = ROOT / "build" / "sim-golden"
-CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "expected.json").exists())
+GOLDEN = ROOT / "tests" / "golden"
+PROBLEMS = {p.chapter.lower(): p for p in catalog.load().values()}
+CHAPTERS = sorted(d.name for d in GOLDEN.iterdir() if d.is_dir())
+CASES = [(chapter, case.name) for chapter in CHAPTERS
+         for case in sorted((GOLDEN / chapter).iterdir()) if (case / "expected.json").exists()]
 UPDATE = os.environ.get("DRILLS_GOLDEN_UPDATE") == "1"
 
 pytestmark = pytest.mark.skipif(bool(backend_unavailable("sim") or not shutil.which("nvcc")),
                                 reason="needs nvcc and the simulator sources")
-
-
-@pytest.fixture(scope="module")
-def problem():
-    return catalog.find(catalog.load(), 78)
 
 
 def stable(result, expected: dict) -> dict:
@@ -46,13 +43,19 @@ def stable(result, expected: dict) -> dict:
     return got
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_golden(problem, case, monkeypatch):
-    folder = GOLDEN / case
+def test_every_golden_folder_names_a_chapter():
+    assert set(CHAPTERS) <= set(PROBLEMS), f"tests/golden/ folders without a problem: {set(CHAPTERS) - set(PROBLEMS)}"
+
+
+@pytest.mark.parametrize("chapter, case", CASES, ids=[f"{c}/{n}" for c, n in CASES])
+def test_golden(chapter, case, monkeypatch):
+    problem = PROBLEMS[chapter]
+    folder = GOLDEN / chapter / case
     expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
     for key, value in expected.get("env", {}).items():
         monkeypatch.setenv(key, value)
-    result = judge(problem, folder / "learner.cu", "sim", build_root=BUILD, run_pytest=False, perf=False,
+    result = judge(problem, folder / "learner.cu", "sim", build_root=ROOT / "build" / f"sim-golden-{chapter}",
+                   run_pytest=False, perf=False,
                    timeout=float(expected.get("timeout", 120)))
     got = stable(result, expected)
     if UPDATE:
@@ -70,7 +73,9 @@ def test_golden(problem, case, monkeypatch):
         assert d["message"]["zh"] and d["message"]["en"], d
 
 
-def test_reference_passes_every_check(problem):
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_reference_passes_every_check(chapter):
+    problem = PROBLEMS[chapter]
     result = judge(problem, problem.path("solution"), "sim", run_pytest=False, perf=False)
     assert result.status == "pass", result.message["en"]
     assert result.diagnoses == []
@@ -78,4 +83,4 @@ def test_reference_passes_every_check(problem):
     # The per-line report: every memory line of the probe has a per-request cost and its ideal.
     lines = [l for launch in result.counters for l in launch["lines"]]
     assert lines and all(set(l["per_request"]) == set(l["ideal"]) for l in lines)
-    assert all(l["file"] == "solutions/c3_transpose.cu" for l in lines)
+    assert all(l["file"] == problem.solution for l in lines)
