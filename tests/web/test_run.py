@@ -93,8 +93,10 @@ def test_ctrl_s_saves_the_learners_file(page, server):
     page.locator(".CodeMirror").click()
     page.keyboard.press("Control+End")
     page.keyboard.type("\n// my note\n")
+    # CodeMirror reads typed text from its hidden textarea a moment later: save once it has it.
+    page.wait_for_function("() => document.querySelector('.CodeMirror').CodeMirror.getValue().endsWith('// my note\\n')")
     page.keyboard.press("Control+s")
-    page.wait_for_function("() => document.getElementById('save-state').textContent === 'Saved'")
+    page.wait_for_function("() => document.getElementById('save-state').textContent === 'Saved'", timeout=30_000)
     assert server.mine().read_text().endswith("// my note\n")
 
 
