@@ -27,32 +27,6 @@ std::vector<Variant> variants() {
           {"fast", vector_add_fast}};
 }
 
-// Lengths are written "N" or "1xN" (the manifest's shapes are ROWSxCOLS; a vector is one row).
-std::vector<int> parse_lengths(const char* list) {
-  std::vector<int> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    long long m = 0, n = 0;
-    if (std::sscanf(item.c_str(), "%lldx%lld", &m, &n) == 2 && m * n > 0 && m * n <= INT32_MAX)
-      out.push_back(static_cast<int>(m * n));
-    else if (std::sscanf(item.c_str(), "%lld", &m) == 1 && m > 0 && m <= INT32_MAX)
-      out.push_back(static_cast<int>(m));
-  }
-  return out;
-}
-
-// Public lengths come from the manifest (CMake passes them in); GPU-only lengths (about 2^28) are too
-// large for the simulator's time budget and are compiled in only for GPU builds.
-std::vector<int> lengths() {
-  std::vector<int> s = parse_lengths(DRILLS_PUBLIC_SHAPES);
-#ifndef DRILLS_BACKEND_SIM
-  for (int n : parse_lengths(DRILLS_GPU_SHAPES)) s.push_back(n);
-#endif
-  for (const drills::Shape& e : drills::extra_shapes()) s.push_back(e.first * e.second);
-  return s;
-}
-
 // Inputs for a length, generated once per process: the 2^28 cases share them across variants.
 const std::vector<float>& input(int n, uint32_t which) {
   static std::map<std::pair<int, uint32_t>, std::vector<float>> cache;
@@ -125,7 +99,7 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.variant.name << " on n 
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (const Variant& v : variants())
-    for (int n : lengths()) out.push_back({v, n});
+    for (int n : drills::test_lengths()) out.push_back({v, n});
   return out;
 }
 
@@ -186,7 +160,7 @@ INSTANTIATE_TEST_SUITE_P(C1, VectorAddMisaligned, ::testing::ValuesIn(misaligned
 // The copy kernel is the chapter's upper bound; it must copy, or its speed means nothing.
 TEST(C1Copy, CopiesEveryElement) {
   if (copy_vec4 == nullptr) GTEST_SKIP() << "copy_vec4 is not defined in this file";
-  for (int n : parse_lengths(DRILLS_PUBLIC_SHAPES)) {
+  for (int n : drills::test_lengths(true)) {
     for (int off : {0, 1, 3}) {
       const std::vector<float>& x = input(n, 1);
       drills::DeviceBuffer<float> dx(n + off), dy(n + off);

@@ -32,32 +32,6 @@ std::vector<Variant> variants() {
           {"atomic", reduce_atomic}};
 }
 
-// Lengths are written "N" or "1xN" (the manifest's shapes are ROWSxCOLS; a vector is one row).
-std::vector<int> parse_lengths(const char* list) {
-  std::vector<int> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    long long m = 0, n = 0;
-    if (std::sscanf(item.c_str(), "%lldx%lld", &m, &n) == 2 && m * n > 0 && m * n <= INT32_MAX)
-      out.push_back(static_cast<int>(m * n));
-    else if (std::sscanf(item.c_str(), "%lld", &m) == 1 && m > 0 && m <= INT32_MAX)
-      out.push_back(static_cast<int>(m));
-  }
-  return out;
-}
-
-// Public lengths come from the manifest (CMake passes them in); GPU-only lengths (about 2^28) are too
-// large for the simulator's time budget and are compiled in only for GPU builds.
-std::vector<int> lengths() {
-  std::vector<int> s = parse_lengths(DRILLS_PUBLIC_SHAPES);
-#ifndef DRILLS_BACKEND_SIM
-  for (int n : parse_lengths(DRILLS_GPU_SHAPES)) s.push_back(n);
-#endif
-  for (const drills::Shape& e : drills::extra_shapes()) s.push_back(e.first * e.second);
-  return s;
-}
-
 enum class Sign { Mixed, Positive };  // values in [-1, 1), or their absolute values
 
 // Inputs for a length, generated once per process: the 2^28 cases share them across variants.
@@ -161,7 +135,7 @@ void PrintTo(const Case& c, std::ostream* os) {
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (const Variant& v : variants())
-    for (int n : lengths())
+    for (int n : drills::test_lengths())
       for (Sign s : {Sign::Mixed, Sign::Positive}) out.push_back({v, n, s});
   return out;
 }
@@ -225,7 +199,7 @@ void PrintTo(const IntCase& c, std::ostream* os) { *os << "n = " << c.n << ", of
 
 std::vector<IntCase> int_cases() {
   std::vector<IntCase> out;
-  for (int n : lengths()) out.push_back({n, 0});
+  for (int n : drills::test_lengths()) out.push_back({n, 0});
   for (int n : {1, 2, 3, 5, 1021, 65537})
     for (int offset : {1, 2, 3}) out.push_back({n, offset});
   return out;
@@ -269,7 +243,7 @@ INSTANTIATE_TEST_SUITE_P(C2, IntSum, ::testing::ValuesIn(int_cases()), [](const 
 // ---- reduce_sum is deterministic: the same input gives the same bits on every call ----
 
 TEST(C2Deterministic, SameBitsEveryCall) {
-  const std::vector<int> all = lengths();
+  const std::vector<int> all = drills::test_lengths();
   const int n = *std::max_element(all.begin(), all.end());
   ::testing::Test::RecordProperty("shape", "1x" + std::to_string(n));
   const std::vector<float>& x = float_input(n, Sign::Mixed);
@@ -293,7 +267,7 @@ TEST(C2Deterministic, SameBitsEveryCall) {
 // The copy kernel is the chapter's upper bound; it must copy, or its speed means nothing.
 TEST(C2Copy, CopiesEveryElement) {
   if (copy_vec4 == nullptr) GTEST_SKIP() << "copy_vec4 is not defined in this file";
-  for (int n : parse_lengths(DRILLS_PUBLIC_SHAPES)) {
+  for (int n : drills::test_lengths(true)) {
     const std::vector<float>& x = float_input(n, Sign::Mixed);
     drills::DeviceBuffer<float> dx(n), dy(n);
     DRILLS_CUDA_OK(cudaMemcpy(dx.get(), x.data(), n * sizeof(float), cudaMemcpyHostToDevice));

@@ -29,28 +29,6 @@ std::vector<Variant> variants() {
           {"fast", transpose_fast}};
 }
 
-std::vector<Shape> parse_shapes(const char* list) {
-  std::vector<Shape> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    int m = 0, n = 0;
-    if (std::sscanf(item.c_str(), "%dx%d", &m, &n) == 2) out.emplace_back(m, n);
-  }
-  return out;
-}
-
-// Public shapes come from the manifest (CMake passes them in); GPU-only shapes are too large for
-// the simulator's time budget and are compiled in only for GPU builds.
-std::vector<Shape> shapes() {
-  std::vector<Shape> s = parse_shapes(DRILLS_PUBLIC_SHAPES);
-#ifndef DRILLS_BACKEND_SIM
-  for (const Shape& g : parse_shapes(DRILLS_GPU_SHAPES)) s.push_back(g);
-#endif
-  for (const Shape& e : drills::extra_shapes()) s.push_back(e);
-  return s;
-}
-
 std::vector<float> host_transpose(const std::vector<float>& x, int M, int N) {
   std::vector<float> y(x.size());
   for (int r = 0; r < M; ++r)
@@ -107,7 +85,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (const Variant& v : variants())
-    for (const Shape& s : shapes()) out.push_back({v, s});
+    for (const Shape& s : drills::test_shapes()) out.push_back({v, s});
   return out;
 }
 
@@ -161,7 +139,7 @@ INSTANTIATE_TEST_SUITE_P(C3, Transpose, ::testing::ValuesIn(cases()), case_name)
 // The copy kernel is the chapter's upper bound; it must copy, or its speed means nothing.
 TEST(C3Copy, CopiesEveryElement) {
   if (copy_tiled == nullptr) GTEST_SKIP() << "copy_tiled is not defined in this file";
-  for (const Shape& s : parse_shapes(DRILLS_PUBLIC_SHAPES)) {
+  for (const Shape& s : drills::parse_shapes(DRILLS_PUBLIC_SHAPES)) {
     const int M = s.first, N = s.second;
     const size_t n = static_cast<size_t>(M) * N;
     const std::vector<float> x = drills::random_floats(n, 7);

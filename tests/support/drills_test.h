@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -72,19 +73,49 @@ inline std::string shape_name(const Shape& s) {
   return std::to_string(s.first) + "x" + std::to_string(s.second);
 }
 
-// Extra shapes the judge passes in DRILLS_EXTRA_SHAPES="MxN,MxN,..." (hidden cases when grading).
-inline std::vector<Shape> extra_shapes() {
+// A shape list as the manifest writes it: "MxN,MxN,..." or, for vectors, "N" (= 1xN). Items that
+// are not positive sizes are dropped.
+inline std::vector<Shape> parse_shapes(const char* list) {
   std::vector<Shape> out;
-  const char* s = std::getenv("DRILLS_EXTRA_SHAPES");
-  if (!s) return out;
-  std::stringstream in(s);
+  std::stringstream in(list ? list : "");
   std::string item;
   while (std::getline(in, item, ',')) {
-    int m = 0, n = 0;
-    if (std::sscanf(item.c_str(), "%dx%d", &m, &n) == 2 && m > 0 && n > 0) out.emplace_back(m, n);
+    long long m = 0, n = 0;
+    if (std::sscanf(item.c_str(), "%lldx%lld", &m, &n) != 2) {
+      m = 1;
+      if (std::sscanf(item.c_str(), "%lld", &n) != 1) continue;
+    }
+    if (m > 0 && n > 0 && m <= INT32_MAX && n <= INT32_MAX) out.emplace_back(int(m), int(n));
   }
   return out;
 }
+
+// Extra shapes the judge passes in DRILLS_EXTRA_SHAPES="MxN,MxN,..." (hidden cases when grading).
+inline std::vector<Shape> extra_shapes() { return parse_shapes(std::getenv("DRILLS_EXTRA_SHAPES")); }
+
+#if defined(DRILLS_PUBLIC_SHAPES) && defined(DRILLS_GPU_SHAPES)
+// Every shape a test binary runs: the manifest's public shapes (CMake passes them in), its GPU-only
+// shapes (too large for the simulator's time budget: compiled in only for GPU builds) and the
+// judge's extra shapes.
+inline std::vector<Shape> test_shapes() {
+  std::vector<Shape> s = parse_shapes(DRILLS_PUBLIC_SHAPES);
+#ifndef DRILLS_BACKEND_SIM
+  for (const Shape& g : parse_shapes(DRILLS_GPU_SHAPES)) s.push_back(g);
+#endif
+  for (const Shape& e : extra_shapes()) s.push_back(e);
+  return s;
+}
+
+// The same for a problem on vectors: each shape's element count (shapes over 2^31 - 1 dropped).
+inline std::vector<int> test_lengths(bool public_only = false) {
+  std::vector<int> out;
+  for (const Shape& s : public_only ? parse_shapes(DRILLS_PUBLIC_SHAPES) : test_shapes()) {
+    const long long n = 1LL * s.first * s.second;
+    if (n <= INT32_MAX) out.push_back(int(n));
+  }
+  return out;
+}
+#endif
 
 // Compare a rows×cols row-major result with its reference, bit for bit (NaN never matches).
 // On failure the message lists the first few mismatches as "[r, c] expected X got Y".
