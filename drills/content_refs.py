@@ -245,3 +245,84 @@ def markdown_tables(md: str) -> list[list[list[str]]]:
             tables.append(cur)
             cur = []
     return tables
+
+
+# ---- measured tables and the anchors they quote --------------------------------------------------
+#
+# A chapter's measured table quotes numbers from an anchors file (../shared/anchors/*.md) and adds
+# columns measured in this project, headed OWN. These helpers find such tables and compare them.
+
+OWN = "本项目实测"
+
+
+def number(cell: str) -> float | None:
+    """The first number in a table cell (thousands commas and a decimal part allowed), or None."""
+    m = re.search(r"\d[\d,]*(?:\.\d+)?", cell)
+    return float(m.group(0).replace(",", "")) if m else None
+
+
+def find_table(tables: list, must_have=(), first: str | None = None) -> list | None:
+    """The first table whose header row (cells joined by spaces) contains every word of
+    must_have and, where `first` is given, whose first header cell is exactly `first`."""
+    for t in tables:
+        head = " ".join(t[0])
+        if all(w in head for w in must_have) and (first is None or t[0][0] == first):
+            return t
+    return None
+
+
+def anchors_tables(path: Path) -> list | None:
+    """Every table of an anchors file, or None where the file is absent."""
+    return markdown_tables(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def anchors_absent(path: Path) -> str:
+    """Why a comparison with the anchors was skipped (for pytest.skip)."""
+    return (f"anchors file {path} is absent: cannot compare the chapter's measured numbers with it "
+            "(the rest of the content checks still ran)")
+
+
+def own_column_problems(table: list, not_measured: tuple) -> tuple[list[int], list[str]]:
+    """The indices of the table's OWN columns, and every cell of them that is neither a number
+    nor one of not_measured."""
+    own = [i for i, h in enumerate(table[0]) if OWN in h]
+    allowed = " or ".join(["a number", *not_measured])
+    bad = [f"'{row[0]}', column '{table[0][i]}': expected {allowed}, got {row[i]!r}"
+           for row in table[1:] for i in own if row[i] not in not_measured and number(row[i]) is None]
+    return own, bad
+
+
+def missing_rows(table: list, names) -> list[str]:
+    """The names that no row's first cell contains."""
+    firsts = " ".join(r[0] for r in table[1:])
+    return [n for n in names if n not in firsts]
+
+
+def anchored_mismatches(chapter: list, anchors: list, rows: dict, cols: dict, value=number) -> list[str]:
+    """Where a chapter's table quotes an anchors table and the numbers differ.
+
+    rows maps a substring of a chapter row's first cell (it must match exactly one row) to the
+    anchors row's first cell (exactly); cols maps a chapter column header to the anchors column
+    header; value reads the number compared out of a cell.
+    """
+    arow = {r[0]: r for r in anchors[1:]}
+    acol = {h: i for i, h in enumerate(anchors[0])}
+    ccol = {h: i for i, h in enumerate(chapter[0])}
+    errors = [f"anchors table: no column {a!r}" for a in cols.values() if a not in acol]
+    errors += [f"chapter table: no column {c!r}" for c in cols if c not in ccol]
+    if errors:
+        return errors
+    for key, aname in rows.items():
+        mine = [r for r in chapter[1:] if key in r[0]]
+        if aname not in arow:
+            errors.append(f"anchors table: no row {aname!r}")
+        elif len(mine) != 1:
+            errors.append(f"chapter table: {len(mine)} rows contain {key!r}; expected one")
+        else:
+            for c, a in cols.items():
+                want, got = value(arow[aname][acol[a]]), value(mine[0][ccol[c]])
+                if want != got:
+                    errors.append(f"'{mine[0][0]}', column {c!r}: chapter {got}, anchors {want} "
+                                  f"(row {aname!r}, column {a!r})")
+    return errors
+
