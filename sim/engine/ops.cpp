@@ -769,14 +769,21 @@ void operands(DecodeCtx& c, const ParsedInstr& p, Instr& in, Ty t, std::initiali
   in.na = uint8_t(p.ops.size() - 1);
 }
 
+// The type, rounding mode and float flags (.ftz, .sat, ...) of an arithmetic instruction, which
+// every arithmetic decoder reads the same way.
+Ty arith_type(DecodeCtx& c, Mods& m, Instr& in) {
+  const Ty t = m.type(c);
+  in.type = t;
+  in.rnd = m.rounding();
+  in.flags = m.float_flags();
+  return t;
+}
+
 // arithmetic rows: add, sub, mul, mad, div, rem, min, max, and, or, xor, shl, shr, ...
 template <class Op>
 void dec_binary(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   Mods m(p);
-  Ty t = m.type(c);
-  in.type = t;
-  in.rnd = m.rounding();
-  in.flags = m.float_flags();
+  const Ty t = arith_type(c, m, in);
   m.done(c);
   need(c, p, 3);
   Ty bt = std::is_same_v<Op, Shl> || std::is_same_v<Op, Shr> ? Ty::U32 : t;
@@ -786,10 +793,7 @@ void dec_binary(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
 template <class Op>
 void dec_unary(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   Mods m(p);
-  Ty t = m.type(c);
-  in.type = t;
-  in.rnd = m.rounding();
-  in.flags = m.float_flags();
+  const Ty t = arith_type(c, m, in);
   m.done(c);
   need(c, p, 2);
   operands(c, p, in, t);
@@ -814,10 +818,7 @@ void dec_mul(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   Mods m(p);
   bool hi = m.has("hi"), wide = m.has("wide");
   m.has("lo");
-  Ty t = m.type(c);
-  in.type = t;
-  in.rnd = m.rounding();
-  in.flags = m.float_flags();
+  const Ty t = arith_type(c, m, in);
   m.done(c);
   need(c, p, 3);
   operands(c, p, in, t);
@@ -827,10 +828,7 @@ void dec_mad(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   Mods m(p);
   bool hi = m.has("hi"), wide = m.has("wide");
   m.has("lo");
-  Ty t = m.type(c);
-  in.type = t;
-  in.rnd = m.rounding();
-  in.flags = m.float_flags();
+  const Ty t = arith_type(c, m, in);
   m.done(c);
   need(c, p, 4);
   if (wide) {
@@ -846,10 +844,7 @@ void dec_mad(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
 }
 void dec_fma(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   Mods m(p);
-  Ty t = m.type(c);
-  in.type = t;
-  in.rnd = m.rounding();
-  in.flags = m.float_flags();
+  const Ty t = arith_type(c, m, in);
   m.done(c);
   need(c, p, 4);
   operands(c, p, in, t);
