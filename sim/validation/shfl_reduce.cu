@@ -8,14 +8,7 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-#define CK(call)                                                                         \
-  do {                                                                                   \
-    cudaError_t e_ = (call);                                                             \
-    if (e_ != cudaSuccess) {                                                             \
-      std::printf("%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));            \
-      return 1;                                                                          \
-    }                                                                                    \
-  } while (0)
+#include "check.h"
 
 constexpr int COUNT = 1 << 20;
 constexpr int THREADS = 256, PER_THREAD = 4;
