@@ -8,10 +8,11 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import ROOT, catalog, report
-from .catalog import CatalogError
+from . import ROOT, manifest
+from .pipeline import render
+from .manifest import ManifestError
 from .result import error
-from .toolchain import ToolchainError, pick_backend
+from .pipeline.toolchain import ToolchainError, pick_backend
 
 SUBCOMMANDS = ("list", "start", "test", "watch", "hint", "solution", "reset", "check", "doctor", "bench",
                "serve", "grade", "sim-run")
@@ -22,11 +23,11 @@ class UsageError(Exception):
 
 
 def _problem(key):
-    return catalog.find(catalog.load(), key)
+    return manifest.find(manifest.load(), key)
 
 
 def _lang(args) -> str:
-    return args.lang or report.default_lang()
+    return args.lang or render.default_lang()
 
 
 def _say(args, zh: str, en: str) -> None:
@@ -34,7 +35,7 @@ def _say(args, zh: str, en: str) -> None:
 
 
 def cmd_test(args) -> int:
-    from .judge import judge
+    from .pipeline.judge import judge
     problem = _problem(args.number)
     if args.file and args.solution:
         raise UsageError("--file and --solution exclude each other")
@@ -50,7 +51,7 @@ def cmd_test(args) -> int:
     if args.json:
         print(result.to_json())
     else:
-        report.render(result.to_dict(), _lang(args), verbose=args.verbose)
+        render.render(result.to_dict(), _lang(args), verbose=args.verbose)
     return result.exit_code
 
 
@@ -68,7 +69,7 @@ def _record_progress(number: int, status: str, is_mine: bool) -> None:
     if not is_mine:
         return
     try:
-        from . import progress
+        from .learner import progress
     except ImportError:
         return
     progress.record(number, status)
@@ -79,7 +80,7 @@ def cmd_list(args) -> int:
     from rich.table import Table
     lang = _lang(args)
     try:
-        from . import progress
+        from .learner import progress
         state = progress.load()
     except ImportError:
         state = {}
@@ -88,7 +89,7 @@ def cmd_list(args) -> int:
                 "difficulty" if lang == "en" else "难度", "progress" if lang == "en" else "进度"):
         t.add_column(col)
     words = {"passed": ("已通过", "passed"), "tried": ("尝试过", "tried"), None: ("未开始", "untouched")}
-    for p in sorted(catalog.load().values(), key=lambda p: p.number):
+    for p in sorted(manifest.load().values(), key=lambda p: p.number):
         st = (state.get(str(p.number)) or {}).get("status")
         zh, en = words.get(st, words[None])
         t.add_row(str(p.number), p.chapter, p.title_in(lang), p.difficulty, zh if lang == "zh" else en)
@@ -114,7 +115,7 @@ def cmd_start(args) -> int:
 def cmd_hint(args) -> int:
     problem = _problem(args.number)
     try:
-        from . import progress
+        from .learner import progress
         shown = progress.next_hint(problem.number, len(problem.hints))
     except (ImportError, AttributeError):
         shown = len(problem.hints) - 1 if args.all else 0
@@ -129,7 +130,7 @@ def cmd_solution(args) -> int:
     problem = _problem(args.number)
     passed = False
     try:
-        from . import progress
+        from .learner import progress
         passed = (progress.load().get(str(problem.number)) or {}).get("status") == "passed"
     except ImportError:
         pass
@@ -141,7 +142,7 @@ def cmd_solution(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from .toolchain import gpu_name, simulator_available
+    from .pipeline.toolchain import gpu_name, simulator_available
     rows = [("nvcc", shutil.which("nvcc")), ("cmake", shutil.which("cmake")), ("GPU", gpu_name()),
             ("simulator sources", "sim/" if simulator_available() else None)]
     for name, value in rows:
@@ -152,12 +153,12 @@ def cmd_doctor(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .check import run_check
+    from .authoring.verify import run_check
     return run_check(pick_backend(args.backend), _lang(args), as_json=args.json)
 
 
 def cmd_bench(args) -> int:
-    from .bench import run_bench
+    from .learner.bench import run_bench
     return run_bench(_lang(args), as_json=args.json)
 
 
@@ -212,17 +213,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-browser", action="store_true")
     p.set_defaults(fn=cmd_serve)
     # Subcommands whose arguments live with their code: module.add_arguments(p) and module.main(args).
-    plugged = {"sim-run": ("simrun", "run any single-file CUDA program on the simulator"),
-               "grade": ("grade", "instructors: judge a folder of submissions into a gradebook"),
-               "watch": ("watch", "re-judge on every save"),
-               "reset": ("reset", "restore the skeleton (asks first, keeps a backup)")}
+    plugged = {"sim-run": ("drills.learner.simrun", "run any single-file CUDA program on the simulator"),
+               "grade": ("drills.grading.command", "instructors: judge a folder of submissions into a gradebook"),
+               "watch": ("drills.learner.watch", "re-judge on every save"),
+               "reset": ("drills.learner.reset", "restore the skeleton (asks first, keeps a backup)")}
     for name, (module_name, help_text) in plugged.items():
-        try:
-            module = importlib.import_module(f"drills.{module_name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"drills.{module_name}":
-                raise
-            continue  # not written yet
+        module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=help_text)
         module.add_arguments(p)
         p.set_defaults(fn=module.main)
@@ -260,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     args.passthrough = passthrough
     try:
         return args.fn(args)
-    except (UsageError, CatalogError, ToolchainError) as e:
+    except (UsageError, ManifestError, ToolchainError) as e:
         if getattr(args, "json", False):
             print(error(None, str(e), str(e)).to_json())
         print(f"drills: {e}", file=sys.stderr)

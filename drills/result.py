@@ -16,14 +16,14 @@ Version 1 (JSON):
               "diagnosis": "no-shared-memory",             # raised when the check fails
               "lines": [{"file","line","op","per_request","ideal","kernel"}]}],   # per-line rules: failing lines
   "diagnoses": [{"id": "missing-barrier", "message": {"zh","en"}, "file": "mine/c3_transpose.cu", "line": 42}],
-                                              # ids and their order: drills/diagnose.py
+                                              # ids and their order: drills/pipeline/diagnose.py
   "counters": [{"entry": "transpose_tiled", "shape": [M, N], "kernel": "...", "grid": [x,y,z], "block": [x,y,z],
                 "metrics": {...}, "static_shared_bytes": 4224,
                 "lines": [{"file","line","metrics","sample",          # sample: one warp's 32 lane addresses
                            "requests": {"global_st": n, ...},       # global_ld|global_st|shared_ld|shared_st
                            "per_request": {"global_st": 4.0, ...},  # sectors (global) / wavefronts (shared)
                            "ideal": {"global_st": 4.0, ...}}]}],    # from the simulator's technique probe
-                                                                    # (drills/probe.py, drills/counters.py)
+                                                                    # (drills/pipeline/probe.py, drills/pipeline/counters.py)
   "perf": {"shapes": [...], "memcpy_gbps": {...}, "variants": [{"name", "shape", "ms", "gbps",
            "pct_copy_kernel", "pct_memcpy", "vs_torch"}], "torch": {...}} | null,
   "log": "the tail of the build or run output, for errors",

@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import library_for
-from drills import catalog
-from drills.capi import Lib
+from drills import manifest
+from drills.pipeline.capi import Lib
 
-PROBLEM = catalog.find(catalog.load(), "c2_reduction")
+PROBLEM = manifest.find(manifest.load(), "c2_reduction")
 ON_SIM = os.environ.get("DRILLS_BACKEND") == "sim"
 U = 2.0 ** -24
 XOUT = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)  # f(x, out, n)

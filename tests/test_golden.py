@@ -16,12 +16,12 @@ import shutil
 
 import pytest
 
-from drills import ROOT, catalog
-from drills.judge import judge
-from drills.toolchain import backend_unavailable
+from drills import ROOT, manifest
+from drills.pipeline.judge import judge
+from drills.pipeline.toolchain import backend_unavailable
 
 GOLDEN = ROOT / "tests" / "golden"
-PROBLEMS = {p.chapter.lower(): p for p in catalog.load().values()}
+PROBLEMS = {p.chapter.lower(): p for p in manifest.load().values()}
 CHAPTERS = sorted(d.name for d in GOLDEN.iterdir() if d.is_dir())
 CASES = [(chapter, case.name) for chapter in CHAPTERS
          for case in sorted((GOLDEN / chapter).iterdir()) if (case / "expected.json").exists()]

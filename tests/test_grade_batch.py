@@ -18,7 +18,7 @@ import pytest
 
 from drills import ROOT
 from drills.grading import sandbox, template
-from drills.toolchain import backend_unavailable
+from drills.pipeline.toolchain import backend_unavailable
 
 FIXTURES = ROOT / "tests" / "grade_fixtures" / "78"
 HIDDEN = ROOT / "tests" / "grade_fixtures" / "hidden.toml"
@@ -54,11 +54,12 @@ def repo(tmp_path_factory) -> tuple[Path, Path]:
     copy = tmp_path_factory.mktemp("checkout") / "drills"
     shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(*NOT_COPIED))
     cache = template.default_cache()
-    prepare = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; from drills import catalog; "
+    prepare = ("import sys; from pathlib import Path; from drills import manifest; "
                "from drills.grading import template; "
-               "template.prepare(catalog.load()[78], 'sim', Path(sys.argv[2]))[1].release()")
+               "template.prepare(manifest.load()[78], 'sim', Path(sys.argv[2]))[1].release()")
+    # cwd: the copy's drills package is the one `python -c` imports.
     p = subprocess.run([sys.executable, "-c", prepare, str(copy), str(cache)], capture_output=True, text=True,
-                       timeout=1800, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+                       timeout=1800, cwd=copy, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
     assert p.returncode == 0, p.stdout + p.stderr
     return copy, cache
 

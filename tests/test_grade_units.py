@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from drills import ROOT, catalog
-from drills.grade import select
+from drills import ROOT, manifest
+from drills.grading.command import select
 from drills.grading import GradeError, feedback, gradebook, hidden, sandbox, scoring
 from drills.grading.submissions import defines, discover
 
-PROBLEMS = catalog.load()
+PROBLEMS = manifest.load()
 P78 = PROBLEMS[78]
 JUDGE = [sys.executable, str(ROOT / "practice" / "judge.py")]
 

@@ -55,7 +55,7 @@ def test_solution_is_refused_before_a_pass(tmp_path):
 
 
 def test_a_file_without_the_contract_is_an_error_naming_the_function(tmp_path):
-    from drills.toolchain import backend_unavailable, pick_backend
+    from drills.pipeline.toolchain import backend_unavailable, pick_backend
     backend = pick_backend("auto")
     if backend_unavailable(backend):
         pytest.skip(f"needs a GPU or the simulator: {backend_unavailable(backend)}")
@@ -70,7 +70,7 @@ def test_a_file_without_the_contract_is_an_error_naming_the_function(tmp_path):
 
 
 def test_compile_error_points_into_the_file(tmp_path):
-    from drills.toolchain import backend_unavailable, pick_backend
+    from drills.pipeline.toolchain import backend_unavailable, pick_backend
     backend = pick_backend("auto")
     if backend_unavailable(backend):
         pytest.skip(f"needs a GPU or the simulator: {backend_unavailable(backend)}")

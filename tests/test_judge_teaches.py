@@ -13,8 +13,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from drills import catalog, cli, counters, diagnose, reset, technique, watch
-from drills.probe import Probe, ProbeRun, static_shared_bytes
+from drills import cli, manifest
+from drills.learner import reset, watch
+from drills.pipeline import checks, counters, diagnose
+from drills.pipeline.probe import Probe, ProbeRun, static_shared_bytes
 from drills.result import Result
 
 FULL = 0xFFFFFFFF
@@ -86,33 +88,33 @@ OK = ProbeRun(True, "", [{"errors": []}])
 
 def test_total_rule():
     check = {"id": "shared-memory-used", "rule": {"total": "smsp__inst_executed_op_shared_st.sum", "at_least": 1}}
-    assert technique.evaluate(check, PR, OK, [view([], {"smsp__inst_executed_op_shared_st.sum": 5})])["status"] == "pass"
-    assert technique.evaluate(check, PR, OK, [view([], {})])["status"] == "fail"
+    assert checks.evaluate(check, PR, OK, [view([], {"smsp__inst_executed_op_shared_st.sum": 5})])["status"] == "pass"
+    assert checks.evaluate(check, PR, OK, [view([], {})])["status"] == "fail"
 
 
 def test_per_line_rule_names_the_worst_line_and_skips_when_nothing_to_check():
     check = {"id": "no-bank-conflicts", "rule": {"per_line": ["shared_ld", "shared_st"], "at_most": "ideal"}}
-    row = technique.evaluate(check, PR, OK, [view([lv(20, "shared_st", 1.0, 1.0), lv(27, "shared_ld", 32.0, 1.0)])])
+    row = checks.evaluate(check, PR, OK, [view([lv(20, "shared_st", 1.0, 1.0), lv(27, "shared_ld", 32.0, 1.0)])])
     assert row["status"] == "fail" and row["lines"][0]["line"] == 27 and "32" in row["message"]["en"]
-    assert technique.evaluate(check, PR, OK, [view([lv(20, "shared_st", 1.005, 1.0)])])["status"] == "pass"  # 1 %
-    assert technique.evaluate(check, PR, OK, [view([lv(19, "global_st", 32.0, 4.0)])])["status"] == "skip"
+    assert checks.evaluate(check, PR, OK, [view([lv(20, "shared_st", 1.005, 1.0)])])["status"] == "pass"  # 1 %
+    assert checks.evaluate(check, PR, OK, [view([lv(19, "global_st", 32.0, 4.0)])])["status"] == "skip"
     fixed = {"id": "c", "rule": {"per_line": ["global_st"], "at_most": 4}}
-    assert technique.evaluate(fixed, PR, OK, [view([lv(19, "global_st", 16.0, 16.0)])])["status"] == "fail"
+    assert checks.evaluate(fixed, PR, OK, [view([lv(19, "global_st", 16.0, 16.0)])])["status"] == "fail"
 
 
 def test_a_probe_that_faults_is_not_checked():
     check = {"id": "x", "rule": {"total": "m", "at_least": 1}}
     bad = ProbeRun(True, "", [{"errors": [{"kind": "out-of-bounds", "message": "boom"}]}])
-    assert technique.evaluate(check, PR, bad, [view([])])["status"] == "skip"
+    assert checks.evaluate(check, PR, bad, [view([])])["status"] == "skip"
 
 
 def test_the_manifest_checks_of_78_are_valid():
-    problem = catalog.find(catalog.load(), 78)
+    problem = manifest.find(manifest.load(), 78)
     assert {c["id"] for c in problem.checks} == {"shared-memory-used", "coalesced-stores", "no-bank-conflicts"}
-    assert technique.validate(problem) == []
+    assert checks.validate(problem) == []
     broken = SimpleNamespace(number=1, checks=({"id": "z", "probe": {"entry": "f"}, "rule": {"per_line": ["bogus"]}},),
                              entry_points=("f",), optional_entry_points=())
-    assert len(technique.validate(broken)) == 2
+    assert len(checks.validate(broken)) == 2
 
 
 def test_static_shared_bytes_reads_the_ptx(tmp_path):
@@ -156,7 +158,7 @@ def gtest_row(shape, status, **evidence):
 def judged(rows):
     r = Result(problem=78, file="mine.cu")
     r.tests = rows
-    diagnose.from_runs(catalog.find(catalog.load(), 78), r, [])
+    diagnose.from_runs(manifest.find(manifest.load(), 78), r, [])
     return [d["id"] for d in r.diagnoses]
 
 
@@ -192,7 +194,7 @@ def test_sim_errors_become_named_diagnoses_in_order():
             "thread": [0, 1, 0], "detail": "thread (1,0,0) wrote it at line 20"}
     run = SimpleNamespace(sim_events=[{"event": "launch", "errors": [oob]}, {"event": "launch", "errors": [race]}],
                           timed_out=False)
-    diagnose.from_runs(catalog.find(catalog.load(), 78), r, [run])
+    diagnose.from_runs(manifest.find(manifest.load(), 78), r, [run])
     assert [d["id"] for d in r.diagnoses] == ["missing-barrier", "out-of-bounds"]
     d = r.diagnoses[1]
     assert d["file"] == "mine/c3_transpose.cu" and d["line"] == 27
@@ -201,7 +203,7 @@ def test_sim_errors_become_named_diagnoses_in_order():
 
 
 def test_timeouts_and_host_faults_are_errors_not_wrong_answers():
-    from drills.judge import decide
+    from drills.pipeline.judge import decide
     r = Result(problem=78, file="mine.cu")
     r.tests = [gtest_row((31, 33), "fail")]
     r.diagnose("timeout", "zh", "en")
@@ -212,7 +214,7 @@ def test_timeouts_and_host_faults_are_errors_not_wrong_answers():
 def rows_of(problem, rows):
     r = Result(problem=problem, file="mine.cu")
     r.tests = rows
-    diagnose.from_runs(catalog.find(catalog.load(), problem), r, [])
+    diagnose.from_runs(manifest.find(manifest.load(), problem), r, [])
     return [d["id"] for d in r.diagnoses]
 
 
@@ -259,12 +261,12 @@ def test_a_header_line_is_traced_to_the_learners_line_through_the_ptx(tmp_path):
            "(0xffffff00); active 0x000000ff at sm_30_intrinsics.hpp:449, block (0,0,0) thread (0,0,0) "
            "(`shfl.sync.bfly.b32 %r40 | %p14, %r36, %r38, %r37, %r39`)"}
     run = SimpleNamespace(sim_events=[{"event": "launch", "mangled": "_Z1kv", "errors": [err]}], timed_out=False)
-    diagnose.from_runs(catalog.find(catalog.load(), 77), r, [run], [lib])
+    diagnose.from_runs(manifest.find(manifest.load(), 77), r, [run], [lib])
     d = r.diagnoses[0]
     assert d["id"] == "wrong-shuffle-mask" and d["line"] == 23 and "called from line 35" in d["message"]["en"]
     # Without the binary the line stays unknown, and the message says so.
     r = Result(problem=77, file="mine.cu")
-    diagnose.from_runs(catalog.find(catalog.load(), 77), r, [run])
+    diagnose.from_runs(manifest.find(manifest.load(), 77), r, [run])
     assert r.diagnoses[0]["line"] == 0 and "not found" in r.diagnoses[0]["message"]["en"]
 
 
@@ -282,7 +284,7 @@ def sandbox(tmp_path, monkeypatch):
     mine = tmp_path / "mine" / "c3_transpose.cu"
     mine.parent.mkdir()
     problem = SimpleNamespace(mine="mine/c3_transpose.cu", path=lambda key: mine)
-    monkeypatch.setattr(reset.catalog, "find", lambda problems, key: problem)
+    monkeypatch.setattr(reset.manifest, "find", lambda problems, key: problem)
     monkeypatch.setattr(reset, "BACKUPS", tmp_path / "backups")
     return mine
 
@@ -323,7 +325,7 @@ def test_watch_waits_for_the_file_to_settle(tmp_path):
 
     t = threading.Thread(target=editor)
     t.start()
-    settled = watch.wait_for_change(f, last, debounce=0.3, poll=0.02)
+    settled = watch.wait_for_change(f, last, debounce=0.3)
     t.join()
     assert settled == watch.stamp(f) and f.read_text() == "bbbb"
     assert time.monotonic() - writes[-1] >= 0.29

@@ -15,8 +15,10 @@ import time
 import uuid
 from pathlib import Path
 
+import psutil
+
 from .. import ROOT
-from ..report import default_lang
+from ..pipeline.render import default_lang
 from ..result import error
 from . import GradeError, feedback, gradebook, sandbox, scoring
 from .submissions import Submission
@@ -173,10 +175,7 @@ def _nproc_limit(jobs: int) -> int | None:
         return None
     uid = os.getuid()
     mine = 0
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid:
-                mine += 1
-        except OSError:
-            continue
+    for proc in psutil.process_iter(["uids"]):
+        uids = proc.info.get("uids")
+        mine += bool(uids and uids.real == uid)
     return mine + 256 * (jobs + 1)

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from .. import ROOT
-from ..build import BuildOutcome, compile_errors, missing_symbols
-from ..catalog import find, load
+from ..pipeline.build import BuildOutcome, compile_errors, missing_symbols
+from ..manifest import find, load
 from ..result import error, msg
 from . import template
 
@@ -71,7 +71,7 @@ class RecipeBuild:
 def _perf(spec: dict, problem, capi: Path, work: Path) -> dict:
     """GPU timing of a passing submission against the template's copy kernel, in one process."""
     p = problem.perf
-    cmd = [sys.executable, "-m", "drills.perf", "--subject", str(capi), "--reference", spec["reference_capi"],
+    cmd = [sys.executable, "-m", "drills.pipeline.perf", "--subject", str(capi), "--reference", spec["reference_capi"],
            "--bound", p.get("bound", ""), "--shapes", ",".join(p.get("shapes", [])),
            "--variants", ",".join(p.get("variants", [])), "--torch", ""]
     out = work / "perf.json"
@@ -101,7 +101,7 @@ def _scrub(value, replace: list[tuple[str, str]]):
 
 
 def run(spec: dict) -> dict:
-    from ..judge import judge
+    from ..pipeline.judge import judge
     problem = find(load(), spec["problem"])
     work = Path(spec["work"])
     build = RecipeBuild(spec, problem)

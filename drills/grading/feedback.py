@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..report import text
+from ..pipeline.render import text
 
 W = {
     "en": {"result": "Result", "score": "score", "on": "judged on", "part": "part", "outcome": "result",

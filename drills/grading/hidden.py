@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import ROOT
-from ..catalog import Problem
+from ..manifest import Problem
 from . import GradeError
 
 KEYS = ("shapes", "seed")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from fnmatch import fnmatchcase
 
-from ..catalog import Problem
+from ..manifest import Problem
 from . import GradeError
 
 DEFAULT = {"cases": 100, "checks": 0, "perf": 0}

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..catalog import Problem
+from ..manifest import Problem
 from ..result import msg
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")

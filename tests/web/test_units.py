@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from drills import ROOT, catalog, progress
+from drills import ROOT, manifest
+
+from drills.learner import progress
 from drills.web import chapter, learner_file
 from drills.web import judge_runner
 from drills.web.judge_runner import Busy, JudgeRunner
@@ -41,7 +43,7 @@ def test_math_is_kept_for_katex_and_not_mangled_by_markdown():
 @pytest.mark.parametrize("number, figures", [(78, ["tile-stages", "bank-map", "warp-lens"]),
                                              (77, ["reduction-tree", "shuffle-butterfly"])])
 def test_each_chapter_places_its_figures(number, figures):
-    p = catalog.load()[number]
+    p = manifest.load()[number]
     _, placed = chapter.render_file(ROOT / p.content)
     assert placed == figures, f"{p.content} places {placed}"
     assert set(placed) <= set(chapter.FIGURES)            # the page knows how to draw every one
@@ -125,13 +127,13 @@ def test_runner_runs_one_judge_at_a_time_per_problem(fake_judge, tmp_path):
     f = tmp_path / "c3_transpose.cu"
     f.write_text("// fake-judge: sleep 2\n")
     runner = JudgeRunner()
-    first = threading.Thread(target=runner.run, args=(78, f, "x"))
+    first = threading.Thread(target=execute.run, args=(78, f, "x"))
     first.start()
     time.sleep(0.5)
     with pytest.raises(Busy):
-        runner.run(78, f, "x")
+        execute.run(78, f, "x")
     first.join()
-    assert runner.run(78, f, "x")["status"] == "fail"  # free again once the first run ended
+    assert execute.run(78, f, "x")["status"] == "fail"  # free again once the first run ended
 
 
 def test_runner_reports_a_missing_judge(monkeypatch, tmp_path):

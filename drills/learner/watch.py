@@ -1,20 +1,22 @@
 """`judge.py watch N`: judge the learner's file again every time it is saved (rustlings' watch).
 
-Polls the file's modification time and size (no new dependency) and waits until the file has been
-quiet for a short debounce, so an editor that writes in several steps triggers one run."""
+The file's folder is watched with watchfiles (inotify, or the platform's equivalent), and a change
+counts once the file has been quiet for a short debounce, so an editor that writes in several
+steps (or saves through a temporary file and a rename) triggers one run."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
-from . import catalog, report
-from .toolchain import pick_backend
+import watchfiles
 
-POLL_SECONDS = 0.25
+from .. import manifest
+from ..pipeline import render
+from ..pipeline.toolchain import pick_backend
+
 DEBOUNCE_SECONDS = 0.4
 
 
@@ -36,26 +38,26 @@ def stamp(path: Path):
     return (st.st_mtime_ns, st.st_size)
 
 
-def wait_for_change(path: Path, last, debounce: float, poll: float = POLL_SECONDS):
-    """Block until `path` changes from `last` and then stays unchanged for `debounce` seconds."""
-    while True:
+def wait_for_change(path: Path, last, debounce: float, stop=None):
+    """Block until `path` differs from `last` (a stamp()) and then stays unchanged for `debounce`
+    seconds; returns the new stamp. `stop` (a threading.Event) ends the wait early with None."""
+    path = Path(path).resolve()
+    mine = lambda change, changed: Path(changed).resolve() == path  # noqa: E731
+    quiet_ms = max(1, int(debounce * 1000))
+    # step: the quiet time that ends a burst of writes; debounce: the longest a burst may last.
+    for _ in watchfiles.watch(path.parent, watch_filter=mine, step=quiet_ms, debounce=max(10_000, 4 * quiet_ms),
+                              rust_timeout=0, yield_on_timeout=False, stop_event=stop):
         now = stamp(path)
-        if now != last and now is not None:
-            settled_at, settled = time.monotonic(), now
-            while time.monotonic() - settled_at < debounce:
-                time.sleep(poll)
-                again = stamp(path)
-                if again != settled:
-                    settled_at, settled = time.monotonic(), again
-            return settled
-        time.sleep(poll)
+        if now is not None and now != last:
+            return now
+    return None
 
 
 def main(args) -> int:
     from . import progress
-    from .judge import judge
-    lang = args.lang or report.default_lang()
-    problem = catalog.find(catalog.load(), args.number)
+    from ..pipeline.judge import judge
+    lang = args.lang or render.default_lang()
+    problem = manifest.find(manifest.load(), args.number)
     file = Path(args.file) if args.file else problem.path("mine")
     backend = pick_backend(args.backend)
     is_mine = file.resolve() == problem.path("mine").resolve()
@@ -68,7 +70,7 @@ def main(args) -> int:
             result = judge(problem, file, backend, perf=not args.no_perf)
             if is_mine:
                 progress.record(problem.number, result.status)
-            report.render(result.to_dict(), lang, verbose=args.verbose)
+            render.render(result.to_dict(), lang, verbose=args.verbose)
             runs += 1
             if args.runs and runs >= args.runs:
                 return result.exit_code

@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from . import ROOT
+from .. import ROOT
 from . import build as builder
-from . import diagnose, runner
-from .catalog import Problem
-from .result import Result, error, msg
+from . import diagnose, execute
+from ..manifest import Problem
+from ..result import Result, error, msg
 from .toolchain import ToolchainError, backend_unavailable, gpu_name
 
 TEST_TIMEOUT = 300.0
@@ -52,20 +52,20 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
         r.backend = {"kind": backend, "device": device}
         return r
 
-    env = runner.base_env(backend, {
+    env = execute.base_env(backend, {
         "DRILLS_EXTRA_SHAPES": ",".join(f"{m}x{n}" for m, n in extra_shapes),
         **({"DRILLS_SEED": str(seed)} if seed is not None else {}),
     })
     result = Result(problem=problem.number, file=shown, backend={"kind": backend, "device": device})
-    runs = [runner.run_gtest(subject.test_binary, env, timeout)]
+    runs = [execute.run_gtest(subject.test_binary, env, timeout)]
     pytest_file = problem.path("pytest")
     if (run_pytest and pytest_file.exists() and not runs[0].timed_out and not runs[0].crashed
             and not _hung(runs[0])):
-        runs.append(runner.run_pytest(pytest_file, subject.capi_library, backend, env, timeout))
+        runs.append(execute.run_pytest(pytest_file, subject.capi_library, backend, env, timeout))
 
     for run in runs:
         result.tests.extend(run.tests)
-    result.log = "\n".join(r.output for r in runs)[-runner.OUTPUT_CAP:]
+    result.log = "\n".join(r.output for r in runs)[-execute.OUTPUT_CAP:]
     diagnose.from_runs(problem, result, runs, (subject.test_binary, subject.capi_library))
     if problem.checks and not any(r.timed_out or _hung(r) for r in runs) \
             and not any(d["id"] in diagnose.ERROR_IDS for d in result.diagnoses):
@@ -87,7 +87,7 @@ def _hung(run) -> bool:
 def _technique(problem: Problem, result: Result, subject, file: Path, shown: str, build_root) -> None:
     """Technique checks from the simulator's counters; on a GPU machine from a simulator build of
     the same file (correctness and speed still come from the GPU)."""
-    from . import technique
+    from . import checks
     library = subject.capi_library
     if subject.backend != "sim":
         why = backend_unavailable("sim")
@@ -99,7 +99,7 @@ def _technique(problem: Problem, result: Result, subject, file: Path, shown: str
                               "message": msg(f"未检查：{why}", f"Not checked: {why}")} for c in problem.checks]
             return
         library = sim_subject.capi_library
-    result.checks, result.counters = technique.run(problem, library, file.resolve(), shown)
+    result.checks, result.counters = checks.run(problem, library, file.resolve(), shown)
 
 
 def decide(problem: Problem, result: Result, runs: list) -> None:

@@ -6,16 +6,17 @@ from __future__ import annotations
 import json
 import re
 
-from . import ROOT, catalog, technique
-from .judge import judge
-from .report import text
+from .. import ROOT, manifest
+from ..pipeline import checks
+from ..pipeline.judge import judge
+from ..pipeline.render import text
 
 TODO = re.compile(r"\bTODO:")
 
 
 def manifest_problems() -> list[str]:
     """Disagreements between practice/problems.toml and the files on disk."""
-    problems = catalog.load()
+    problems = manifest.load()
     out = []
     listed = set()
     for p in problems.values():
@@ -28,7 +29,7 @@ def manifest_problems() -> list[str]:
             out.append(f"#{p.number}: {p.mine} has no `TODO:` mark")
         if len(p.hints) < 3:
             out.append(f"#{p.number}: fewer than three hints")
-        out.extend(technique.validate(p))
+        out.extend(checks.validate(p))
     for folder, pattern in (("mine", "*.cu"), ("solutions", "*.cu"), ("content", "*.md"), ("tests", "*_test.cu")):
         for f in sorted((ROOT / folder).glob(pattern)):
             if f.resolve() not in listed:
@@ -37,7 +38,7 @@ def manifest_problems() -> list[str]:
 
 
 def run_check(backend: str, lang: str, as_json: bool = False) -> int:
-    problems = catalog.load()
+    problems = manifest.load()
     report = {"manifest": manifest_problems(), "problems": []}
     ok = not report["manifest"]
     for line in report["manifest"]:

@@ -1,7 +1,7 @@
 """Run one entry point of a chapter's C ABI library alone under the simulator, so that every launch
 in the simulator's report belongs to that entry point: the evidence for technique checks.
 
-    python -m drills.probe LIB ENTRY --dims M=1024,N=2048 --args in:M*N,out:N*M,M,N --report R.jsonl
+    python -m drills.pipeline.probe LIB ENTRY --dims M=1024,N=2048 --args in:M*N,out:N*M,M,N --report R.jsonl
 
 `--args` describes the call, one item per parameter: `in:EXPR` a device buffer of EXPR float32
 filled with random non-zero values, `out:EXPR` a device buffer of EXPR float32 poisoned with NaN,
@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT
+from .. import ROOT
 
 PROBE_TIMEOUT = 60.0
 
@@ -63,12 +63,12 @@ def _size(expr: str, dims: dict) -> int:
 
 def run(library: Path, probe: Probe, timeout: float = PROBE_TIMEOUT) -> ProbeRun:
     """Run `probe` against `library` in a child process and collect its simulator report."""
-    from .runner import read_sim_report
+    from .execute import read_sim_report
     with tempfile.TemporaryDirectory(prefix="drills-probe-") as tmp:
         report = Path(tmp) / "sim.jsonl"
         env = dict(os.environ, DRILLS_SIM_REPORT=str(report))
         env.setdefault("DRILLS_SIM_WATCHDOG", "10")
-        cmd = [sys.executable, "-m", "drills.probe", str(library), probe.entry,
+        cmd = [sys.executable, "-m", "drills.pipeline.probe", str(library), probe.entry,
                "--dims", ",".join(f"{k}={v}" for k, v in probe.dims.items()),
                "--args", ",".join(probe.args)]
         output = Path(tmp) / "out.txt"  # a file, not a pipe: a kernel may print without end
@@ -120,7 +120,7 @@ def static_shared_bytes(library: Path) -> dict:
 # ---- the child ----
 
 def _child(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m drills.probe")
+    ap = argparse.ArgumentParser(prog="python -m drills.pipeline.probe")
     ap.add_argument("library")
     ap.add_argument("entry")
     ap.add_argument("--dims", default="")

@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 
-from . import ROOT
+from .. import ROOT
 
 
 class ToolchainError(Exception):

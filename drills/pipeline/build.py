@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import ROOT
-from .catalog import Problem
+from .. import ROOT
+from ..manifest import Problem
 from .toolchain import require
 
 BUILD_TIMEOUT = 900
@@ -92,7 +92,7 @@ def _configured_for(subject: Subject) -> bool:
     if not cache.exists():
         return False
     # A problem added to the manifest since: make would not know its targets yet.
-    from .catalog import MANIFEST
+    from ..manifest import MANIFEST
     if MANIFEST.stat().st_mtime > cache.stat().st_mtime:
         return False
     text = cache.read_text(errors="replace")
@@ -170,8 +170,8 @@ def missing_symbols(log: str, entry_points) -> list[str]:
 def sim_runtime_dir() -> tuple[Path | None, str]:
     """Build the simulator's runtime library in build/sim (once) and return its folder, or
     (None, log) when it does not build."""
-    from . import catalog
-    problem = min(catalog.load().values(), key=lambda p: p.number)
+    from .. import manifest
+    problem = min(manifest.load().values(), key=lambda p: p.number)
     subject = subject_for(problem, problem.path("solution"), "sim")
     outcome = build(subject, ["drills_cudart_sim"])
     if not outcome.ok:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from . import catalog
-from .build import build, subject_for
-from .capi import Lib
-from .perf import gbps
-from .toolchain import gpu_name
+from .. import manifest
+from ..pipeline.build import build, subject_for
+from ..pipeline.capi import Lib
+from ..pipeline.perf import gbps
+from ..pipeline.toolchain import gpu_name
 
 SIZES_MIB = (64, 256, 1024)
 
@@ -18,7 +18,7 @@ def run_bench(lang: str, as_json: bool = False) -> int:
     if not name:
         print("drills: bench needs a GPU; none answers here (the simulator does not time kernels)")
         return 2
-    problem = catalog.find(catalog.load(), 78)
+    problem = manifest.find(manifest.load(), 78)
     subject = subject_for(problem, problem.path("solution"), "gpu")
     outcome = build(subject, [subject.targets[1]])
     if not outcome.ok:

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ROOT
+from .. import ROOT
 
 OUTPUT_CAP = 64 * 1024  # keep this much of a run's output for the result's log
 _KNOWN_EVIDENCE = ("wrong", "unwritten", "output_is_input_copied", "shape", "outside_square",

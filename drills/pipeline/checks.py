@@ -10,14 +10,14 @@ A check (a `[[problem.checks]]` table):
     rule = { per_line = ["global_st"], at_most = "ideal" }
     diagnosis = "uncoalesced-store"        # the named diagnosis a failure raises (optional)
 
-The probe runs the entry point alone (drills/probe.py), so every launch it records is that entry
+The probe runs the entry point alone (drills/pipeline/probe.py), so every launch it records is that entry
 point's; checks with the same probe share one run. Rules:
 
     { total = METRIC, at_least = X }              the metric summed over the probe's launches
     { total = METRIC, at_most = X }
     { per_line = [OPS], at_most = "ideal" | X, tolerance = 0.01 }
         every source line that issues an op of OPS (global_ld, global_st, shared_ld, shared_st;
-        see drills/counters.py) costs at most the ideal (or X) sectors/wavefronts per request.
+        see drills/pipeline/counters.py) costs at most the ideal (or X) sectors/wavefronts per request.
         No such line at all: the check is skipped, not passed.
 """
 
@@ -26,8 +26,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import counters, probe as probe_mod
-from .catalog import CatalogError, Problem
-from .result import msg
+from ..manifest import ManifestError, Problem
+from ..result import msg
 
 DEFAULT_TOLERANCE = 0.01  # the anchors compare wavefronts with ncu to 1%
 
@@ -37,7 +37,7 @@ def probe_of(check: dict) -> probe_mod.Probe:
     try:
         return probe_mod.Probe(entry=p["entry"], dims=dict(p["dims"]), args=tuple(p["args"]))
     except (KeyError, TypeError):
-        raise CatalogError(f"check {check.get('id')!r}: probe needs entry, dims and args") from None
+        raise ManifestError(f"check {check.get('id')!r}: probe needs entry, dims and args") from None
 
 
 def validate(problem: Problem) -> list[str]:
@@ -47,7 +47,7 @@ def validate(problem: Problem) -> list[str]:
         where = f"#{problem.number} check {c.get('id')!r}"
         try:
             probe_of(c)
-        except CatalogError as e:
+        except ManifestError as e:
             bad.append(str(e))
         rule = c.get("rule") or {}
         if "total" in rule:

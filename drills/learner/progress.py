@@ -12,7 +12,7 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import ROOT
+from .. import ROOT
 
 # DRILLS_PROGRESS_FILE moves it (tests, and graders that must not touch the checkout).
 PROGRESS = Path(os.environ.get("DRILLS_PROGRESS_FILE") or ROOT / "practice" / ".progress.json")

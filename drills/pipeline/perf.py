@@ -2,7 +2,7 @@
 
 CUDA events around each call, warm-up first, the median of many calls, fresh random inputs,
 bytes = read + write. The denominators are measured here, on this GPU, now: never a spec sheet.
-Runs in its own process (`python -m drills.perf ...`) so a crash cannot take the judge down.
+Runs in its own process (`python -m drills.pipeline.perf ...`) so a crash cannot take the judge down.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def measure_subject(problem, subject: Subject) -> dict:
         outcome = build(reference)
         if not outcome.ok:
             return {"error": "the reference did not build: " + outcome.log[-500:]}
-    cmd = [sys.executable, "-m", "drills.perf", "--subject", str(subject.capi_library),
+    cmd = [sys.executable, "-m", "drills.pipeline.perf", "--subject", str(subject.capi_library),
            "--reference", str(reference.capi_library), "--bound", spec.get("bound", ""),
            "--shapes", ",".join(spec.get("shapes", [])), "--variants", ",".join(spec.get("variants", [])),
            "--torch", spec.get("torch", "")]
@@ -120,7 +120,7 @@ def measure_subject(problem, subject: Subject) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m drills.perf")
+    ap = argparse.ArgumentParser(prog="python -m drills.pipeline.perf")
     ap.add_argument("--subject", required=True)
     ap.add_argument("--reference", required=True)
     ap.add_argument("--bound", required=True)

@@ -1,7 +1,7 @@
 """The manifest (practice/problems.toml): every problem's number, files, entry points and hints.
 
 Everything that needs the list of problems reads it through this module, CMake included
-(`python -m drills.catalog cmake` prints the add_drill() calls CMake includes).
+(`python -m drills.manifest cmake` prints the add_drill() calls CMake includes).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from . import ROOT
 MANIFEST = ROOT / "practice" / "problems.toml"
 
 
-class CatalogError(Exception):
+class ManifestError(Exception):
     """The manifest is malformed, or a lookup names no problem."""
 
 
@@ -65,9 +65,9 @@ def _shape_list(raw, where):
         try:
             m, n = (int(v) for v in s.lower().split("x"))
         except ValueError:
-            raise CatalogError(f"{where}: shape {s!r} is not ROWSxCOLS") from None
+            raise ManifestError(f"{where}: shape {s!r} is not ROWSxCOLS") from None
         if m <= 0 or n <= 0:
-            raise CatalogError(f"{where}: shape {s!r} must be positive")
+            raise ManifestError(f"{where}: shape {s!r} must be positive")
         out.append((m, n))
     return tuple(out)
 
@@ -80,16 +80,16 @@ def load(path: Path = MANIFEST) -> dict[int, Problem]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as e:
-        raise CatalogError(f"cannot read the manifest {path}: {e}") from None
+        raise ManifestError(f"cannot read the manifest {path}: {e}") from None
     problems: dict[int, Problem] = {}
     for i, row in enumerate(data.get("problem", [])):
         where = f"{path.name} problem #{i + 1}"
         missing = [k for k in REQUIRED if k not in row]
         if missing:
-            raise CatalogError(f"{where}: missing {', '.join(missing)}")
+            raise ManifestError(f"{where}: missing {', '.join(missing)}")
         number = row["number"]
         if number in problems:
-            raise CatalogError(f"{where}: number {number} is used twice")
+            raise ManifestError(f"{where}: number {number} is used twice")
         problems[number] = Problem(
             number=number,
             slug=row["slug"],
@@ -113,7 +113,7 @@ def load(path: Path = MANIFEST) -> dict[int, Problem]:
             scoring=dict(row.get("scoring", {})),
         )
     if not problems:
-        raise CatalogError(f"{path}: no [[problem]] rows")
+        raise ManifestError(f"{path}: no [[problem]] rows")
     return problems
 
 
@@ -126,7 +126,7 @@ def find(problems: dict[int, Problem], key: str | int) -> Problem:
         if p.slug == text:
             return p
     known = ", ".join(f"{p.number} ({p.slug})" for p in sorted(problems.values(), key=lambda p: p.number))
-    raise CatalogError(f"no problem {key!r}; known: {known}")
+    raise ManifestError(f"no problem {key!r}; known: {known}")
 
 
 def _shapes_arg(shapes) -> str:
@@ -135,7 +135,7 @@ def _shapes_arg(shapes) -> str:
 
 def cmake_text(problems: dict[int, Problem]) -> str:
     """add_drill() calls for CMake, one per problem, in number order."""
-    lines = ["# Generated from practice/problems.toml by `python -m drills.catalog cmake`."]
+    lines = ["# Generated from practice/problems.toml by `python -m drills.manifest cmake`."]
     for p in sorted(problems.values(), key=lambda p: p.number):
         lines.append(
             f'add_drill({p.number} {p.slug} MINE "{p.mine}" SOLUTION "{p.solution}" '
@@ -149,11 +149,11 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["cmake"]:
         try:
             sys.stdout.write(cmake_text(load()))
-        except CatalogError as e:
+        except ManifestError as e:
             print(f"drills: {e}", file=sys.stderr)
             return 2
         return 0
-    print("usage: python -m drills.catalog cmake", file=sys.stderr)
+    print("usage: python -m drills.manifest cmake", file=sys.stderr)
     return 2
 
 

@@ -12,7 +12,8 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from . import ROOT, catalog, report
+from .. import ROOT, manifest
+from ..pipeline import render
 
 BACKUPS = ROOT / "practice" / ".backups"
 PRISTINE = ROOT / "practice" / ".pristine"
@@ -69,9 +70,9 @@ def _ask(question: str) -> bool:
 
 
 def main(args) -> int:
-    lang = args.lang or report.default_lang()
+    lang = args.lang or render.default_lang()
     say = (lambda zh, en: print(zh if lang == "zh" else en))
-    problem = catalog.find(catalog.load(), args.number)
+    problem = manifest.find(manifest.load(), args.number)
     mine = problem.path("mine")
     rel = problem.mine
     text, source = skeleton_text(rel)

@@ -23,8 +23,8 @@ import math
 import re
 
 from . import ptxloc
-from .catalog import Problem
-from .result import Result, error, msg
+from ..manifest import Problem
+from ..result import Result, error, msg
 
 # The program did not build or did not finish: status `error`, never a wrong answer.
 ERROR_IDS = frozenset({"compile-error", "missing-entry-point", "host-deref-device-pointer", "timeout",
@@ -162,7 +162,7 @@ def build_failure(problem: Problem, shown: str, outcome) -> Result:
 
 def from_runs(problem: Problem, result: Result, runs: list, binaries=()) -> None:
     """binaries: the built test program and library, whose PTX line table traces an error inside an
-    inlined header function back to the learner's line (drills/ptxloc.py)."""
+    inlined header function back to the learner's line (drills/pipeline/ptxloc.py)."""
     for run in runs:
         for event in run.sim_events:
             _from_sim_event(result, event, binaries)
@@ -517,7 +517,7 @@ def _reduction_outputs(result: Result) -> None:
     result.diagnoses[-1]["entry"] = "reduce_sum"
 
 
-# ---- failed technique checks (drills/technique.py) ----
+# ---- failed technique checks (drills/pipeline/checks.py) ----
 
 # Output-pattern diagnoses that are about the second stage: its line is the entry's global store.
 STORE_STAGE_IDS = ("bounds-swapped", "block-index-not-swapped", "copy-not-transpose")

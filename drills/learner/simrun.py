@@ -6,8 +6,8 @@ from __future__ import annotations
 import runpy
 from pathlib import Path
 
-from . import ROOT
-from .build import sim_runtime_dir
+from .. import ROOT
+from ..pipeline.build import sim_runtime_dir
 
 SIM_RUN = ROOT / "sim" / "runtime" / "sim_run.py"
 

@@ -10,12 +10,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import catalog
-from .catalog import CatalogError
-from .grading import GradeError, gradebook, hidden as hidden_mod, sandbox, template
-from .grading.batch import Grader
-from .grading.submissions import Submission, discover
-from .toolchain import ToolchainError, backend_unavailable, pick_backend, require
+from .. import manifest
+from ..manifest import ManifestError
+from . import GradeError, gradebook, hidden as hidden_mod, sandbox, template
+from .batch import Grader
+from .submissions import Submission, discover
+from ..pipeline.toolchain import ToolchainError, backend_unavailable, pick_backend, require
 
 
 
@@ -51,7 +51,7 @@ def main(args) -> int:
         signal.signal(signal.SIGTERM, _interrupt)
     try:
         return _main(args)
-    except (GradeError, CatalogError, ToolchainError) as e:
+    except (GradeError, ManifestError, ToolchainError) as e:
         print(f"drills: {e}", file=sys.stderr)
         return 2
 
@@ -70,8 +70,8 @@ def _main(args) -> int:
         return 0
     if not args.number or not args.submissions:
         raise GradeError("usage: judge.py grade N SUBMISSIONS_DIR --out OUT_DIR [--hidden HIDDEN.toml]")
-    problems = catalog.load()
-    problem = catalog.find(problems, args.number)
+    problems = manifest.load()
+    problem = manifest.find(problems, args.number)
     subs_dir = Path(args.submissions)
     if not subs_dir.is_dir():
         raise GradeError(f"{subs_dir}: no such folder of submissions")
