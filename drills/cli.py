@@ -255,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(lang + argv)
     args.passthrough = passthrough
     try:
+        manifest.load()  # a malformed manifest stops every subcommand here, in one line
         return args.fn(args)
     except (UsageError, ManifestError, ToolchainError) as e:
         if getattr(args, "json", False):

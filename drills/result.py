@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import RESULT_VERSION
+from .messages import say
 
 EXIT_CODES = {"pass": 0, "fail": 1, "error": 2}
 
@@ -74,14 +75,28 @@ class Result:
     def exit_code(self) -> int:
         return EXIT_CODES[self.status]
 
-    def diagnose(self, id: str, zh: str, en: str, file: str = "", line: int = 0) -> None:
+    def diagnose(self, id: str, *, key: str = "", file: str = "", line: int = 0, message: dict | None = None,
+                 **facts) -> None:
+        """Name a diagnosis (once per id) with the facts its message needs; the message is rendered
+        last (drills/messages.py) from the catalogue key `key` (default diagnosis.<id>)."""
         if any(d["id"] == id for d in self.diagnoses):
             return
-        self.diagnoses.append({"id": id, "message": msg(zh, en), "file": file, "line": line})
+        plain = {k: v for k, v in facts.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+        self.diagnoses.append({"id": id, "message": message or say(key or f"diagnosis.{id}", file=file, line=line, **facts),
+                               "facts": plain, "file": file, "line": line})
 
 
 def error(problem: int | None, zh: str, en: str, file: str = "", log: str = "", diagnosis: str = "") -> Result:
+    """An error result whose words are already rendered (the grader's and the web app's own)."""
     r = Result(problem=problem, file=file, status="error", message=msg(zh, en), log=log)
     if diagnosis:
-        r.diagnose(diagnosis, zh, en, file)
+        r.diagnose(diagnosis, file=file, message=msg(zh, en))
+    return r
+
+
+def error_say(problem: int | None, message: dict, file: str = "", log: str = "", diagnosis: str = "") -> Result:
+    """An error result whose message is a catalogue reference (say(...)), rendered last."""
+    r = Result(problem=problem, file=file, status="error", message=message, log=log)
+    if diagnosis:
+        r.diagnose(diagnosis, file=file, message=message)
     return r

@@ -44,7 +44,7 @@ def random_ints(n: int, seed: int) -> np.ndarray:
 
 
 def tolerance(x: np.ndarray, exact: float) -> float:
-    return (8 * math.sqrt(x.size) * float(np.abs(x.astype(np.float64)).sum()) + abs(exact)) * U
+    return (PROBLEM.tolerance.sum_factor * math.sqrt(x.size) * float(np.abs(x.astype(np.float64)).sum()) + abs(exact)) * U
 
 
 def run_sum(lib: Lib, name: str, x: np.ndarray, offset: int = 0):

@@ -15,7 +15,6 @@ import os
 import runpy
 import shutil
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 

@@ -64,6 +64,7 @@ class BuildOutcome:
     seconds: float = 0.0
     errors: list = None     # [(line, message)] in the subject file, for compile errors
     missing: list = None    # contract functions the linker could not find
+    timed_out: bool = False # the compile or link was stopped at its time limit
 
 
 @contextmanager

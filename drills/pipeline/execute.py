@@ -17,13 +17,6 @@ from pathlib import Path
 from .. import ROOT
 
 OUTPUT_CAP = 64 * 1024  # keep this much of a run's output for the result's log
-_KNOWN_EVIDENCE = ("wrong", "unwritten", "output_is_input_copied", "shape", "outside_square",
-                   "wrong_outside_square", "wrong_matching_unswapped_tiles",
-                   "wrong_matching_untransposed_tiles",
-                   # C1: which elements of c are wrong, and whether the guard after c[n - 1] was written
-                   "first_wrong", "last_wrong", "written_past_end",
-                   # C2: the wrong sum (float: result_is_nan; int: difference from the exact sum)
-                   "result", "expected", "result_is_nan", "difference")
 SIM_WATCHDOG_SECONDS = "10"  # a judged launch takes well under a second; a hang should not cost a minute
 
 
@@ -101,7 +94,9 @@ def _split_failure(text: str) -> tuple[str, str]:
     return " ".join(rest)[:500], "\n".join(mism)
 
 
-def run_gtest(binary: Path, env: dict, timeout: float) -> Run:
+def run_gtest(binary: Path, env: dict, timeout: float, evidence_keys=()) -> Run:
+    """evidence_keys: the GoogleTest properties a row keeps as `evidence` (the manifest's
+    [problem.diagnosis] evidence)."""
     with tempfile.TemporaryDirectory(prefix="drills-gtest-") as tmp:
         out_json = Path(tmp) / "gtest.json"
         report = Path(tmp) / "sim.jsonl"
@@ -110,11 +105,11 @@ def run_gtest(binary: Path, env: dict, timeout: float) -> Run:
         run = Run(exit_code=code, timed_out=timed_out, crashed=_crash_text(code), output=_cap(output),
                   sim_events=read_sim_report(report))
         if out_json.exists():
-            run.tests = _gtest_rows(json.loads(out_json.read_text()))
+            run.tests = _gtest_rows(json.loads(out_json.read_text()), evidence_keys)
         return run
 
 
-def _gtest_rows(doc: dict) -> list[dict]:
+def _gtest_rows(doc: dict, evidence_keys=()) -> list[dict]:
     rows = []
     for suite in doc.get("testsuites", []):
         for case in suite.get("testsuite", []):
@@ -132,7 +127,7 @@ def _gtest_rows(doc: dict) -> list[dict]:
                 msgs, mism = zip(*(_split_failure(f["failure"]) for f in case["failures"]))
                 row["message"] = " | ".join(m for m in msgs if m)
                 row["mismatches"] = "\n".join(m for m in mism if m)
-            evidence = {k: case[k] for k in _KNOWN_EVIDENCE if k in case}
+            evidence = {k: case[k] for k in evidence_keys if k in case}
             if evidence:
                 row["evidence"] = evidence
             rows.append(row)

@@ -1,4 +1,5 @@
-"""Judge one file for one problem: build, run the shared tests, read the evidence, decide."""
+"""Judge one file for one problem: build, execute the shared tests, gather the evidence (counters,
+checks), diagnose, decide the verdict (verdict.py). Rendering is the views' job."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from pathlib import Path
 
 from .. import ROOT
 from . import build as builder
-from . import diagnose, execute
+from . import diagnose, execute, verdict
 from ..manifest import Problem
-from ..result import Result, error, msg
+from ..messages import render_result, say
+from ..result import Result, error_say
 from .toolchain import ToolchainError, backend_unavailable, gpu_name
 
 TEST_TIMEOUT = 300.0
@@ -28,6 +30,7 @@ def judge(problem: Problem, file: Path, backend: str, *, extra_shapes=(), seed: 
     """build_fn(subject) -> BuildOutcome replaces the CMake build (the grader replays a cached recipe)."""
     started = time.monotonic()
     result = _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root, run_pytest, build_fn)
+    render_result(result, problem)  # the last stage: every message from the catalogue, in both languages
     result.seconds = round(time.monotonic() - started, 2)
     return result
 
@@ -35,18 +38,17 @@ def judge(problem: Problem, file: Path, backend: str, *, extra_shapes=(), seed: 
 def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root, run_pytest, build_fn=None) -> Result:
     shown = display_path(file)
     if not file.is_file():
-        return error(problem.number, f"找不到文件 {shown}。先运行 `python practice/judge.py start {problem.number}`。",
-                     f"{shown} does not exist. Run `python practice/judge.py start {problem.number}` first.", shown)
+        return error_say(problem.number, say("verdict.file-missing", file=shown, number=problem.number), shown)
     why = backend_unavailable(backend)
     if why:
-        return error(problem.number, f"无法使用 {backend} 后端：{why}", f"cannot use the {backend} backend: {why}", shown)
+        return error_say(problem.number, say("verdict.backend-unavailable", backend=backend, why=why), shown)
 
     device = gpu_name() if backend == "gpu" else "drills simulator"
     subject = builder.subject_for(problem, file, backend, build_root)
     try:
         outcome = (build_fn or builder.build)(subject)
     except ToolchainError as e:
-        return error(problem.number, f"缺少工具：{e}", f"missing tool: {e}", shown)
+        return error_say(problem.number, say("verdict.missing-tool", why=str(e)), shown)
     if not outcome.ok:
         r = diagnose.build_failure(problem, shown, outcome)
         r.backend = {"kind": backend, "device": device}
@@ -57,7 +59,7 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
         **({"DRILLS_SEED": str(seed)} if seed is not None else {}),
     })
     result = Result(problem=problem.number, file=shown, backend={"kind": backend, "device": device})
-    runs = [execute.run_gtest(subject.test_binary, env, timeout)]
+    runs = [execute.run_gtest(subject.test_binary, env, timeout, problem.diagnosis.evidence)]
     pytest_file = problem.path("pytest")
     if (run_pytest and pytest_file.exists() and not runs[0].timed_out and not runs[0].crashed
             and not _hung(runs[0])):
@@ -70,8 +72,8 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
     if problem.checks and not any(r.timed_out or _hung(r) for r in runs) \
             and not any(d["id"] in diagnose.ERROR_IDS for d in result.diagnoses):
         _technique(problem, result, subject, file, shown, build_root)
-    diagnose.from_checks(result)
-    decide(problem, result, runs)
+    diagnose.from_checks(problem, result)
+    verdict.decide(problem, result, runs)
 
     if perf and backend == "gpu" and result.status == "pass":
         from . import perf as perf_mod
@@ -95,54 +97,7 @@ def _technique(problem: Problem, result: Result, subject, file: Path, shown: str
         outcome = None if why else builder.build(sim_subject, [sim_subject.targets[1]])
         if outcome is None or not outcome.ok:
             why = why or "the simulator build failed"
-            result.checks = [{"id": c["id"], "status": "skip", "title": dict(c.get("title") or {}),
-                              "message": msg(f"未检查：{why}", f"Not checked: {why}")} for c in problem.checks]
+            result.checks = checks.not_measured(problem, why)
             return
         library = sim_subject.capi_library
     result.checks, result.counters = checks.run(problem, library, file.resolve(), shown)
-
-
-def decide(problem: Problem, result: Result, runs: list) -> None:
-    """pass: every test that ran passed and every contract case ran; fail: a wrong answer or a
-    failed technique check; error: the program did not finish or nothing ran."""
-    failed = [t for t in result.tests if t["status"] in ("fail", "error")]
-    ran = [t for t in result.tests if t["status"] != "skip"]
-    broken = next((r for r in runs if r.timed_out or r.crashed or (r.exit_code not in (0, 1) and not r.tests)), None)
-    checks_failed = [c for c in result.checks if c["status"] == "fail"]
-
-    hard = next((d for d in result.diagnoses if d["id"] in diagnose.ERROR_IDS), None)
-    if broken is None and hard is not None:
-        result.status = "error"
-        result.message = hard["message"]
-        return
-    if broken is not None:
-        result.status = "error"
-        if broken.timed_out:
-            result.message = msg("超时：测试没有在时限内结束（kernel 可能没有结束）。",
-                                 "Timed out: the tests did not finish in time (a kernel may never end).")
-        else:
-            what = broken.crashed or f"exit code {broken.exit_code}"
-            result.message = msg(f"测试程序异常结束（{what}）。", f"The test program crashed ({what}).")
-        first = result.diagnoses[0]["message"] if result.diagnoses else None
-        if first:
-            result.message = first
-        return
-    if not ran:
-        result.status = "error"
-        result.message = msg("没有运行任何测试。", "No test ran.")
-        return
-    if failed:
-        result.status = "fail"
-        first = failed[0]
-        lead = result.diagnoses[0]["message"] if result.diagnoses else None
-        result.message = lead or msg(f"{len(failed)} 个测试失败，第一个：{first['name']}",
-                                     f"{len(failed)} test(s) failed, first: {first['name']}")
-        return
-    if checks_failed:
-        result.status = "fail"
-        c = checks_failed[0]
-        result.message = msg(f"结果正确，但技术检查 {c['id']} 未通过：{c['message']['zh']}",
-                             f"Correct output, but the technique check {c['id']} failed: {c['message']['en']}")
-        return
-    result.status = "pass"
-    result.message = msg(f"通过：{len(ran)} 个测试全部正确。", f"Pass: all {len(ran)} tests correct.")

@@ -110,9 +110,8 @@ def measure_subject(problem, subject: Subject) -> dict:
         if not outcome.ok:
             return {"error": "the reference did not build: " + outcome.log[-500:]}
     cmd = [sys.executable, "-m", "drills.pipeline.perf", "--subject", str(subject.capi_library),
-           "--reference", str(reference.capi_library), "--bound", spec.get("bound", ""),
-           "--shapes", ",".join(spec.get("shapes", [])), "--variants", ",".join(spec.get("variants", [])),
-           "--torch", spec.get("torch", "")]
+           "--reference", str(reference.capi_library), "--bound", spec.bound,
+           "--shapes", ",".join(spec.shapes), "--variants", ",".join(spec.variants), "--torch", spec.torch]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, cwd=Path(__file__).parent.parent)
     if p.returncode != 0:
         return {"error": (p.stdout + p.stderr)[-2000:]}

@@ -85,11 +85,11 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
     def problem_page(number: int):
         p = problem_or_404(number)
         lang = page_lang()
-        body, _ = chapter.render_file(ROOT / p.content)
+        body, _ = chapter.render_file(ROOT / p.content, p.figures)
         entry = progress.load(progress_file()).get(str(number)) or {}
         text = learner_file.read(mine(p))
         data = {"number": number, "mine": p.mine, "text": text, "base": learner_file.digest(text),
-                "titles": p.title, "hints": [{"zh": h.zh, "en": h.en} for h in p.hints],
+                "titles": p.title.model_dump(), "hints": [{"zh": h.zh, "en": h.en} for h in p.hints],
                 "hints_shown": int(entry.get("hints", 0) or 0), "status": entry.get("status"),
                 "result": progress.load_last_result(number, progress_file())}
         return render_template("problem.html", lang=lang, t=i18n.table(lang), p=p, chapter_html=body,
