@@ -8,7 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import ROOT, manifest
+from . import ROOT, manifest, messages
 from .pipeline import render
 from .manifest import ManifestError
 from .result import error
@@ -30,8 +30,8 @@ def _lang(args) -> str:
     return args.lang or render.default_lang()
 
 
-def _say(args, zh: str, en: str) -> None:
-    print(zh if _lang(args) == "zh" else en)
+def _say(args, key: str, **facts) -> None:
+    print(messages.t(key, _lang(args), **facts))
 
 
 def cmd_test(args) -> int:
@@ -60,7 +60,7 @@ def _with_spinner(args, work):
     if args.json or not sys.stderr.isatty():
         return work()
     from rich.console import Console
-    words = "构建并运行测试…" if _lang(args) == "zh" else "building and running the tests…"
+    words = messages.t("cli.building", _lang(args))
     with Console(stderr=True).status(words):
         return work()
 
@@ -85,14 +85,12 @@ def cmd_list(args) -> int:
     except ImportError:
         state = {}
     t = Table()
-    for col in ("#", "chapter" if lang == "en" else "章节", "title" if lang == "en" else "题目",
-                "difficulty" if lang == "en" else "难度", "progress" if lang == "en" else "进度"):
-        t.add_column(col)
-    words = {"passed": ("已通过", "passed"), "tried": ("尝试过", "tried"), None: ("未开始", "untouched")}
+    for col in ("number", "chapter", "title", "difficulty", "progress"):
+        t.add_column(messages.t(f"cli.col-{col}", lang))
     for p in sorted(manifest.load().values(), key=lambda p: p.number):
         st = (state.get(str(p.number)) or {}).get("status")
-        zh, en = words.get(st, words[None])
-        t.add_row(str(p.number), p.chapter, p.title_in(lang), p.difficulty, zh if lang == "zh" else en)
+        word = messages.t(f"cli.status-{st if st in ('passed', 'tried') else 'untouched'}", lang)
+        t.add_row(str(p.number), p.chapter, p.title_in(lang), p.difficulty, word)
     Console().print(t)
     return 0
 
@@ -101,14 +99,13 @@ def cmd_start(args) -> int:
     problem = _problem(args.number)
     mine = problem.path("mine")
     if mine.exists():
-        _say(args, f"{mine.relative_to(ROOT)} 已存在，保持不变。", f"{mine.relative_to(ROOT)} exists; left as it is.")
+        _say(args, "cli.mine-exists", file=mine.relative_to(ROOT))
     else:
         raise UsageError(f"{mine.relative_to(ROOT)} is missing from this checkout; restore it with git "
                          f"(git checkout -- {mine.relative_to(ROOT)})")
     lang = _lang(args)
     print(f"#{problem.number} {problem.title_in(lang)} ({problem.chapter}, {problem.difficulty})")
-    _say(args, f"读：{problem.content}\n改：{problem.mine}\n判题：python practice/judge.py {problem.number}\n提示：python practice/judge.py hint {problem.number}",
-         f"Read: {problem.content}\nEdit: {problem.mine}\nJudge: python practice/judge.py {problem.number}\nHint: python practice/judge.py hint {problem.number}")
+    _say(args, "cli.start", content=problem.content, mine=problem.mine, number=problem.number)
     return 0
 
 
@@ -122,7 +119,7 @@ def cmd_hint(args) -> int:
     hints = problem.hints if args.all else problem.hints[: shown + 1]
     lang = _lang(args)
     for i, h in enumerate(hints, 1):
-        print(f"[{i}/{len(problem.hints)}] {h.zh if lang == 'zh' else h.en}")
+        print(f"[{i}/{len(problem.hints)}] {getattr(h, lang)}")
     return 0
 
 
@@ -148,7 +145,7 @@ def cmd_doctor(args) -> int:
     for name, value in rows:
         print(f"{'✓' if value else '✗'} {name}: {value or 'not found'}")
     backend = pick_backend("auto")
-    _say(args, f"本机判题使用：{backend}", f"This machine judges with: {backend}")
+    _say(args, "cli.doctor-backend", backend=backend)
     return 0 if shutil.which("nvcc") and shutil.which("cmake") else 2
 
 
@@ -259,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.fn(args)
     except (UsageError, ManifestError, ToolchainError) as e:
         if getattr(args, "json", False):
-            print(error(None, str(e), str(e)).to_json())
+            print(error(None, {"zh": str(e), "en": str(e)}).to_json())
         print(f"drills: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,4 +1,5 @@
 """The one result object every view renders: the terminal, `--json`, the web app and the grader.
+Its JSON Schema is drills/result.schema.json (published; the tests validate every result against it).
 
 Version 1 (JSON):
 {
@@ -11,11 +12,11 @@ Version 1 (JSON):
   "tests": [{"name": "tiled_31x33", "status": "pass|fail|error|skip", "message": "...",
              "shape": [31, 33], "variant": "tiled", "mismatches": "[r, c] expected X got Y ...",
              "evidence": {"wrong": "12", "unwritten": "0", "output_is_input_copied": "0"}}],
-  "checks": [{"id": "shared-memory-used", "status": "pass|fail|skip", "message": {"zh","en"},
+  "checks": [{"id": "shared-memory-used", "status": "pass|fail|error", "severity": "fail|note", "message": {"zh","en"},
               "title": {"zh","en"}, "entry": "transpose_tiled", "shape": [1024, 2048],
               "diagnosis": "no-shared-memory",             # raised when the check fails
               "lines": [{"file","line","op","per_request","ideal","kernel"}]}],   # per-line rules: failing lines
-  "diagnoses": [{"id": "missing-barrier", "message": {"zh","en"}, "file": "mine/c3_transpose.cu", "line": 42}],
+  "diagnoses": [{"id": "missing-barrier", "message": {"zh","en","key"}, "facts": {...}, "file": "mine/c3_transpose.cu", "line": 42}],
                                               # ids and their order: drills/pipeline/diagnose.py
   "counters": [{"entry": "transpose_tiled", "shape": [M, N], "kernel": "...", "grid": [x,y,z], "block": [x,y,z],
                 "metrics": {...}, "static_shared_bytes": 4224,
@@ -39,7 +40,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import RESULT_VERSION
-from .messages import say
+from .messages import render_result, say
 
 EXIT_CODES = {"pass": 0, "fail": 1, "error": 2}
 
@@ -86,16 +87,16 @@ class Result:
                                "facts": plain, "file": file, "line": line})
 
 
-def error(problem: int | None, zh: str, en: str, file: str = "", log: str = "", diagnosis: str = "") -> Result:
-    """An error result whose words are already rendered (the grader's and the web app's own)."""
-    r = Result(problem=problem, file=file, status="error", message=msg(zh, en), log=log)
-    if diagnosis:
-        r.diagnose(diagnosis, file=file, message=msg(zh, en))
+def error(problem: int | None, message: dict, file: str = "", log: str = "", diagnosis: str = "") -> Result:
+    """An error result outside the judging pipeline (the grader's, the web app's, bad usage): its
+    message (a catalogue reference, say(...), or plain {zh, en}) is rendered now."""
+    r = error_say(problem, message, file, log, diagnosis)
+    render_result(r)
     return r
 
 
 def error_say(problem: int | None, message: dict, file: str = "", log: str = "", diagnosis: str = "") -> Result:
-    """An error result whose message is a catalogue reference (say(...)), rendered last."""
+    """An error result of the pipeline: its message (say(...)) is rendered by the last stage."""
     r = Result(problem=problem, file=file, status="error", message=message, log=log)
     if diagnosis:
         r.diagnose(diagnosis, file=file, message=message)

@@ -36,3 +36,4 @@ def library_for(slug: str) -> Path:
     if not outcome.ok:
         pytest.fail(f"the reference for {slug} did not build:\n{outcome.log[-3000:]}")
     return subject.capi_library
+

@@ -15,6 +15,7 @@ import os
 import shutil
 
 import pytest
+from result_schema import assert_valid_result
 
 from drills import ROOT, manifest
 from drills.pipeline.judge import judge
@@ -56,6 +57,7 @@ def test_golden(chapter, case, monkeypatch):
     result = judge(problem, folder / "learner.cu", "sim", build_root=ROOT / "build" / f"sim-golden-{chapter}",
                    run_pytest=False, perf=False,
                    timeout=float(expected.get("timeout", 120)))
+    assert_valid_result(result.to_dict())
     got = stable(result, expected)
     if UPDATE:
         keep = {k: v for k, v in expected.items() if k not in got}
@@ -76,6 +78,7 @@ def test_golden(chapter, case, monkeypatch):
 def test_reference_passes_every_check(chapter):
     problem = PROBLEMS[chapter]
     result = judge(problem, problem.path("solution"), "sim", run_pytest=False, perf=False)
+    assert_valid_result(result.to_dict())
     assert result.status == "pass", result.message["en"]
     assert result.diagnoses == []
     assert sorted(c["status"] for c in result.checks) == ["pass"] * len(problem.checks)

@@ -7,6 +7,7 @@ is written. Then the fallback without bubblewrap, and re-running only what chang
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from result_schema import assert_valid_result
 
 from drills import ROOT
 from drills.grading import sandbox, template
@@ -126,7 +128,7 @@ def test_batch_each_submission_gets_its_own_row(repo, tmp_path):
     for name in names:
         check_row(got[name], *EXPECT[name])
         assert got[name]["sandbox"] == ("bwrap" if isolated else got[name]["sandbox"])
-        assert (out / f"{name}.json").is_file()
+        assert_valid_result(json.loads((out / f"{name}.json").read_text()))
         fb = (out / f"{name}.feedback.md").read_text()
         assert not any(s in fb for s in HIDDEN_SHAPES), fb
     assert "hidden cases" in (out / "wrong.feedback.md").read_text()

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from drills import ROOT, manifest
 from drills.manifest import Scoring
+from drills.messages import text
 from drills.grading.command import select
 from drills.grading import GradeError, feedback, gradebook, hidden, sandbox, scoring
 from drills.grading.submissions import defines, discover
@@ -106,10 +107,10 @@ def test_discover_names_and_chooses_files(tmp_path):
     assert subs["alice"].file == tmp_path / "alice" / "src" / "kernel.cu"
     assert subs["bob"].file == tmp_path / "bob.cu"
     assert subs["carol"].file is None and subs["carol"].why_id == "several-contract-files"
-    assert "a.cu, b.cu" in subs["carol"].why["en"]
+    assert "a.cu, b.cu" in text(subs["carol"].why, "en")
     assert subs["dave"].why_id == "no-cu-file"
     assert subs["erin"].file == tmp_path / "erin" / "one.cu"  # one file: the judge names what it lacks
-    assert subs["frank"].why_id == "no-contract-file" and "transpose_naive" in subs["frank"].why["en"]
+    assert subs["frank"].why_id == "no-contract-file" and "transpose_naive" in text(subs["frank"].why, "en")
 
 
 def test_select_only_and_shard(tmp_path):

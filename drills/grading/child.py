@@ -20,6 +20,7 @@ from pathlib import Path
 from .. import ROOT
 from ..pipeline.build import BuildOutcome, compile_errors, missing_symbols
 from ..manifest import find, load
+from ..messages import say
 from ..result import error
 from . import template
 
@@ -109,8 +110,7 @@ def run(spec: dict) -> dict:
                        extra_shapes=[tuple(s) for s in spec["extra_shapes"]], seed=spec.get("seed"),
                        timeout=spec["timeout"], perf=False, build_root=work / "build", build_fn=build)
     except Exception as e:  # the judge's own failure must still give this submission a row
-        result = error(problem.number, f"判题程序出错：{e!r}", f"The judge itself failed: {e!r}",
-                       diagnosis="grader-error")
+        result = error(problem.number, say("grading.judge-error", error=repr(e)), diagnosis="grader-error")
     if (spec.get("perf") and spec["backend"] == "gpu" and result.status == "pass" and problem.perf):
         capi = work / "build" / f"lib{problem.slug}_capi-subject.so"
         result.perf = _perf(spec, problem, capi, work)

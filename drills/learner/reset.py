@@ -12,7 +12,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from .. import ROOT, manifest
+from .. import ROOT, manifest, messages
 from ..pipeline import render
 
 BACKUPS = ROOT / "practice" / ".backups"
@@ -71,34 +71,31 @@ def _ask(question: str) -> bool:
 
 def main(args) -> int:
     lang = args.lang or render.default_lang()
-    say = (lambda zh, en: print(zh if lang == "zh" else en))
+    say = (lambda key, **facts: print(messages.t(key, lang, **facts)))
     problem = manifest.find(manifest.load(), args.number)
     mine = problem.path("mine")
     rel = problem.mine
     text, source = skeleton_text(rel)
     if text is None:
-        say(f"找不到 {rel} 的原始骨架（{source}）。", f"Cannot find the original skeleton of {rel} ({source}).")
+        say("cli.reset-no-skeleton", file=rel, why=source)
         return 2
     if args.save_pristine:
         (PRISTINE / rel).parent.mkdir(parents=True, exist_ok=True)
         (PRISTINE / rel).write_text(text, encoding="utf-8")
-        say(f"已保存原始骨架：{_shown(PRISTINE / rel)}", f"Saved the skeleton: {_shown(PRISTINE / rel)}")
+        say("cli.reset-saved-pristine", path=_shown(PRISTINE / rel))
         return 0
     if mine.exists() and mine.read_text(encoding="utf-8", errors="replace") == text:
-        say(f"{rel} 已经是原始骨架，无需重置。", f"{rel} already is the skeleton; nothing to reset.")
+        say("cli.reset-already", file=rel)
         return 0
     if mine.exists() and not args.yes:
-        question = (f"用骨架覆盖 {rel}？你的版本会备份到 {_shown(BACKUPS)}/。[y/N] " if lang == "zh" else
-                    f"Overwrite {rel} with the skeleton? Your version is kept in {_shown(BACKUPS)}/. [y/N] ")
-        if not _ask(question):
-            say("未改动。（不在终端里运行时请加 --yes。）", "Left unchanged. (Pass --yes when not running in a terminal.)")
+        if not _ask(messages.t("cli.reset-ask", lang, file=rel, backups=_shown(BACKUPS))):
+            say("cli.reset-unchanged")
             return 1
     saved = backup(mine) if mine.exists() else None
     mine.parent.mkdir(parents=True, exist_ok=True)
     mine.write_text(text, encoding="utf-8")
     if saved:
-        say(f"已从 {source} 恢复 {rel}；你的版本在 {_shown(saved)}。",
-            f"Restored {rel} from {source}; your version is in {_shown(saved)}.")
+        say("cli.reset-restored-backup", source=source, file=rel, backup=_shown(saved))
     else:
-        say(f"已从 {source} 恢复 {rel}。", f"Restored {rel} from {source}.")
+        say("cli.reset-restored", source=source, file=rel)
     return 0

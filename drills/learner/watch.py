@@ -13,7 +13,7 @@ from pathlib import Path
 
 import watchfiles
 
-from .. import manifest
+from .. import manifest, messages
 from ..pipeline import render
 from ..pipeline.toolchain import pick_backend
 
@@ -76,11 +76,9 @@ def main(args) -> int:
                 return result.exit_code
             print()
             if result.status == "pass":
-                print(f"通过！看参考解答：python practice/judge.py solution {problem.number}。Ctrl-C 退出。" if lang == "zh" else
-                      f"Passed! See the reference: python practice/judge.py solution {problem.number}. Ctrl-C to stop.")
+                print(messages.t("cli.watch-passed", lang, number=problem.number))
             else:
-                print(f"保存 {file} 后自动重新判题；Ctrl-C 退出。" if lang == "zh" else
-                      f"Judging again whenever {file} is saved; Ctrl-C to stop.")
+                print(messages.t("cli.watch-waiting", lang, file=file))
             sys.stdout.flush()
             last = wait_for_change(file, last, args.debounce)
     except KeyboardInterrupt:

@@ -42,8 +42,8 @@ def probe_of(check: Check) -> probe_mod.Probe:
     return probe_mod.Probe(entry=p.entry, dims=dict(p.dims), args=tuple(p.args))
 
 
-def not_measured(problem: Problem, why: dict) -> list[dict]:
-    """Every check of the problem as an error row: `why` ({zh, en}) says what stopped the measurement."""
+def not_measured(problem: Problem, why: str) -> list[dict]:
+    """Every check of the problem as an error row: `why` says what stopped the measurement."""
     rows = []
     for c in problem.checks:
         pr = probe_of(c)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+from .. import messages
+
 # op: (cost metric, request metric, unit). Names are Nsight Compute's.
 OPS = {
     "global_ld": ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
@@ -29,7 +31,6 @@ OPS = {
 }
 CONFLICTS = {"shared_ld": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
              "shared_st": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}
-UNITS = {"sectors": ("扇区", "sectors"), "wavefronts": ("wavefront", "wavefronts")}
 SECTOR_BYTES = 32
 
 
@@ -95,5 +96,4 @@ def launch_view(launch: dict, entry: str, shape, shown_file: str, subject_file: 
 
 
 def unit(op: str, lang: str) -> str:
-    zh, en = UNITS[OPS[op][2]]
-    return zh if lang == "zh" else en
+    return messages.t(f"words.{OPS[op][2]}", lang)

@@ -1,4 +1,5 @@
-"""The terminal view of a result object: the verdict and the first reason first, details below."""
+"""The terminal view of a result object: the verdict and the first reason first, details below.
+Its words are the [terminal] section of the one catalogue (drills/messages.toml)."""
 
 from __future__ import annotations
 
@@ -8,21 +9,9 @@ import os
 from rich.console import Console
 from rich.table import Table
 
+from .. import messages
+
 STATUS_STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold yellow", "skip": "dim"}
-WORDS = {
-    "zh": {"pass": "通过", "fail": "未通过", "error": "出错", "skip": "跳过", "tests": "测试", "checks": "技术检查",
-           "diagnoses": "诊断", "perf": "性能", "lines": "逐行访存计数（模拟器）", "backend": "后端",
-           "passed_of": "{p}/{n} 个测试通过，{s} 个跳过（跳过不算通过）", "variant": "版本", "shape": "形状",
-           "copy": "占拷贝 kernel", "memcpy": "占 cudaMemcpy", "torch": "对比 PyTorch", "line": "行",
-           "per_request": "每请求", "ideal": "理想", "log": "日志（末尾）", "access": "访问",
-           "requests": "请求数"},
-    "en": {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "skip": "skip", "tests": "Tests", "checks": "Technique checks",
-           "diagnoses": "Diagnoses", "perf": "Performance", "lines": "Per-line memory counters (simulator)",
-           "backend": "backend", "passed_of": "{p}/{n} tests passed, {s} skipped (a skip is never a pass)",
-           "variant": "variant", "shape": "shape", "copy": "% copy kernel", "memcpy": "% cudaMemcpy",
-           "torch": "vs PyTorch", "line": "line", "per_request": "per request", "ideal": "ideal", "log": "Log (tail)",
-           "access": "access", "requests": "requests"},
-}
 
 
 def default_lang() -> str:
@@ -35,14 +24,12 @@ def default_lang() -> str:
 
 
 def text(message, lang: str) -> str:
-    if isinstance(message, dict):
-        return message.get(lang) or message.get("en") or message.get("zh") or ""
-    return str(message or "")
+    return messages.text(message, lang)
 
 
 def render(result: dict, lang: str, console: Console | None = None, verbose: bool = False) -> None:
     c = console or Console(highlight=False)
-    w = WORDS[lang]
+    w = messages.table("terminal", lang)
     status = result["status"]
     backend = result.get("backend") or {}
     head = f"[{STATUS_STYLE[status]}]{w[status]}[/] #{result.get('problem')} {result.get('file', '')}"
@@ -82,17 +69,11 @@ def render(result: dict, lang: str, console: Console | None = None, verbose: boo
             where = f" ({w['line']} {d['line']})" if d.get("line") else ""
             c.print(f"  • {d['id']}{where}: {text(d['message'], lang)}")
 
-    _render_lines(result, c, w)
+    _render_lines(result, c, w, lang)
     _render_perf(result, c, w)
     if status == "error" and result.get("log") and (verbose or not result.get("diagnoses")):
         c.print(f"\n[bold]{w['log']}[/]")
         c.print(result["log"][-3000:], markup=False)
-
-
-OP_WORDS = {"zh": {"global_ld": "全局读", "global_st": "全局写", "shared_ld": "共享读", "shared_st": "共享写"},
-            "en": {"global_ld": "global load", "global_st": "global store", "shared_ld": "shared load",
-                   "shared_st": "shared store"}}
-UNIT_WORDS = {"zh": {"global": "扇区", "shared": "wavefront"}, "en": {"global": "sectors", "shared": "wavefronts"}}
 
 
 def short_kernel(name: str) -> str:
@@ -109,8 +90,7 @@ def short_kernel(name: str) -> str:
     return "".join(out).removeprefix("void ").strip()
 
 
-def _render_lines(result: dict, c: Console, w: dict) -> None:
-    lang = "zh" if w is WORDS["zh"] else "en"
+def _render_lines(result: dict, c: Console, w: dict, lang: str) -> None:
     for launch in result.get("counters", []):
         rows = [line for line in launch.get("lines", []) if line.get("per_request")]
         if not rows:
@@ -124,9 +104,9 @@ def _render_lines(result: dict, c: Console, w: dict) -> None:
             for op, value in line["per_request"].items():
                 ideal = line.get("ideal", {}).get(op)
                 bad = ideal is not None and value > ideal * 1.01 + 1e-9
-                unit = UNIT_WORDS[lang][op.split("_")[0]]
+                unit = w[f"unit-{op.split('_')[0]}"]
                 shown = f"{value:.2f} {unit}"
-                t.add_row(str(line["line"]), OP_WORDS[lang].get(op, op), f"{line.get('requests', {}).get(op, 0):,}",
+                t.add_row(str(line["line"]), w.get("op-" + op.replace("_", "-"), op), f"{line.get('requests', {}).get(op, 0):,}",
                           f"[red]{shown}[/]" if bad else shown, "" if ideal is None else f"{ideal:g}")
         c.print()
         c.print(t)
