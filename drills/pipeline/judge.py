@@ -60,8 +60,8 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
     })
     result = Result(problem=problem.number, file=shown, backend={"kind": backend, "device": device})
     runs = [execute.run_gtest(subject.test_binary, env, timeout, problem.diagnosis.evidence)]
-    pytest_file = problem.path("pytest")
-    if (run_pytest and pytest_file.exists() and not runs[0].timed_out and not runs[0].crashed
+    pytest_file = problem.path("pytest") if problem.pytest else None
+    if (run_pytest and pytest_file and not runs[0].timed_out and not runs[0].crashed
             and not _hung(runs[0])):
         runs.append(execute.run_pytest(pytest_file, subject.capi_library, backend, env, timeout))
 
