@@ -55,6 +55,14 @@ const float* f16_table() {
   return t.data();
 }
 inline float elem16(uint32_t bits, bool bf) { return bf ? bf16_to_float(uint16_t(bits)) : f16_table()[bits & 0xffffu]; }
+// A register's two 16-bit elements as doubles: f16 by table, bf16 by shifting.
+struct Halves {
+  const float* tab;
+  bool bf;
+  Halves(bool b) : tab(f16_table()), bf(b) {}
+  double lo(uint64_t v) const { return bf ? double(bf16_to_float(uint16_t(v))) : double(tab[v & 0xffffu]); }
+  double hi(uint64_t v) const { return bf ? double(bf16_to_float(uint16_t(v >> 16))) : double(tab[(v >> 16) & 0xffffu]); }
+};
 inline float f32_of(uint64_t v) { uint32_t b = uint32_t(v); float f; memcpy(&f, &b, 4); return f; }
 inline uint32_t f32_bits(double d) {
   float f = float(d);
@@ -97,6 +105,31 @@ bool require_shared(Exec& x, Warp& w, const Instr& in, uint32_t m, const char* w
 
 struct MmaShape { int K, na, nb; };
 
+// D = C + A B, each output c then the products in increasing k. The loop over columns vectorises
+// (and the products are exact, so a fused multiply-add gives the same sums); the AVX2 clone is
+// picked at run time where the host has it.
+typedef double v4d __attribute__((vector_size(32)));
+template <int K>
+__attribute__((target_clones("avx2", "default")))
+void mma_sum(const double* __restrict__ A, const double* __restrict__ B, const double* __restrict__ C,
+             double* __restrict__ D) {
+  for (int r = 0; r < 16; ++r) {
+    v4d lo, hi;  // columns 0-3 and 4-7 of row r
+    memcpy(&lo, C + r * 8, 32);
+    memcpy(&hi, C + r * 8 + 4, 32);
+    for (int k = 0; k < K; ++k) {
+      v4d blo, bhi;
+      memcpy(&blo, B + k * 8, 32);
+      memcpy(&bhi, B + k * 8 + 4, 32);
+      const double a = A[r * 16 + k];
+      lo += a * blo;
+      hi += a * bhi;
+    }
+    memcpy(D + r * 8, &lo, 32);
+    memcpy(D + r * 8 + 4, &hi, 32);
+  }
+}
+
 void h_mma(Exec& x, Warp& w, const Instr& in, uint32_t m) {
   if (!whole_warp(x, w, in, m)) return;
   const std::vector<uint16_t>& L = x.P->slot_lists[size_t(in.target)];
@@ -105,34 +138,36 @@ void h_mma(Exec& x, Warp& w, const Instr& in, uint32_t m) {
   const Ty dt = in.type2, ct = Ty(in.mode2);
   const int na = K / 4, nb = K / 8, nd = dt == Ty::F32 ? 4 : 2, nc = ct == Ty::F32 ? 4 : 2;
   alignas(32) double A[16][16], B[16][8], C[16][8];
-  for (int l = 0; l < 32; ++l) {
-    const int g = l >> 2, t = l & 3;
-    for (int r = 0; r < na; ++r) {
-      const uint64_t v = w.src(L[size_t(nd + r)])[l];
-      for (int h = 0; h < 2; ++h) {
-        const int i = 2 * r + h;
-        A[g + 8 * ((i >> 1) & 1)][2 * t + (i & 1) + 8 * (i >> 2)] = elem16(uint32_t(v >> (16 * h)), bf);
-      }
-    }
-    for (int r = 0; r < nb; ++r) {
-      const uint64_t v = w.src(L[size_t(nd + na + r)])[l];
-      for (int h = 0; h < 2; ++h) {
-        const int i = 2 * r + h;
-        B[2 * t + (i & 1) + 8 * (i >> 1)][g] = elem16(uint32_t(v >> (16 * h)), bf);
-      }
-    }
-    for (int i = 0; i < 4; ++i) {
-      const uint64_t v = w.src(L[size_t(nd + na + nb + (nc == 4 ? i : i / 2))])[l];
-      C[g + 8 * (i >> 1)][2 * t + (i & 1)] = nc == 4 ? double(f32_of(v)) : double(elem16(uint32_t(v >> (16 * (i & 1))), false));
+  // Gather register by register (each is 32 lanes in a row).
+  const Halves H(bf), H16(false);
+  for (int r = 0; r < na; ++r) {
+    const uint64_t* v = w.src(L[size_t(nd + r)]);
+    const int row0 = 8 * (r & 1), col0 = 8 * (r >> 1);
+    for (int l = 0; l < 32; ++l) {
+      double* a = &A[row0 + (l >> 2)][col0 + 2 * (l & 3)];
+      a[0] = H.lo(v[l]);
+      a[1] = H.hi(v[l]);
     }
   }
-  double D[16][8];
-  for (int r = 0; r < 16; ++r)
-    for (int c = 0; c < 8; ++c) {
-      double acc = C[r][c];
-      for (int k = 0; k < K; ++k) acc += A[r][k] * B[k][c];
-      D[r][c] = acc;
+  for (int r = 0; r < nb; ++r) {
+    const uint64_t* v = w.src(L[size_t(nd + na + r)]);
+    for (int l = 0; l < 32; ++l) {
+      const int g = l >> 2, k = 2 * (l & 3) + 8 * r;
+      B[k][g] = H.lo(v[l]);
+      B[k + 1][g] = H.hi(v[l]);
     }
+  }
+  for (int r = 0; r < nc; ++r) {
+    const uint64_t* v = w.src(L[size_t(nd + na + nb + r)]);
+    for (int l = 0; l < 32; ++l) {
+      const int g = l >> 2, t = l & 3;
+      if (nc == 4) C[g + 8 * (r >> 1)][2 * t + (r & 1)] = double(f32_of(v[l]));
+      else C[g + 8 * r][2 * t] = H16.lo(v[l]), C[g + 8 * r][2 * t + 1] = H16.hi(v[l]);
+    }
+  }
+  alignas(32) double D[16][8];
+  if (K == 16) mma_sum<16>(&A[0][0], &B[0][0], &C[0][0], &D[0][0]);
+  else mma_sum<8>(&A[0][0], &B[0][0], &C[0][0], &D[0][0]);
   for (int j = 0; j < nd; ++j) {
     uint64_t* d = w.reg(L[size_t(j)]);
     for (int l = 0; l < 32; ++l) {

@@ -14,7 +14,7 @@ __device__ u32 pack(u16 lo, u16 hi) { return u32(lo) | u32(hi) << 16; }
 // The fragment registers are built from the PTX ISA's layouts; g = lane / 4, t = lane % 4.
 template <int K>
 __device__ void frag_ab(const u16* A, const u16* Bt, u32* a, u32* b) {
-  const int l = threadIdx.x, g = l >> 2, t = l & 3;
+  const int l = threadIdx.x % 32, g = l >> 2, t = l & 3;
   for (int r = 0; r < K / 4; ++r) {
     const int i = 2 * r, row = g + 8 * ((i >> 1) & 1), col = 2 * t + 8 * (i >> 2);
     a[r] = pack(A[row * K + col], A[row * K + col + 1]);
@@ -25,11 +25,11 @@ __device__ void frag_ab(const u16* A, const u16* Bt, u32* a, u32* b) {
   }
 }
 __device__ void store_d32(float* D, const float* d) {
-  const int l = threadIdx.x, g = l >> 2, t = l & 3;
+  const int l = threadIdx.x % 32, g = l >> 2, t = l & 3;
   for (int i = 0; i < 4; ++i) D[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = d[i];
 }
 __device__ void load_c32(const float* C, float* c) {
-  const int l = threadIdx.x, g = l >> 2, t = l & 3;
+  const int l = threadIdx.x % 32, g = l >> 2, t = l & 3;
   for (int i = 0; i < 4; ++i) c[i] = C[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)];
 }
 
@@ -77,7 +77,7 @@ extern "C" __global__ void mma_1688_f32_bf16(const u16* A, const u16* Bt, const 
 extern "C" __global__ void mma_16816_f16_f16(const u16* A, const u16* Bt, const u16* C, u16* D) {
   u32 a[4], b[2], c[2];
   frag_ab<16>(A, Bt, a, b);
-  const int l = threadIdx.x, g = l >> 2, t = l & 3;
+  const int l = threadIdx.x % 32, g = l >> 2, t = l & 3;
   for (int r = 0; r < 2; ++r) c[r] = pack(C[(g + 8 * r) * 8 + 2 * t], C[(g + 8 * r) * 8 + 2 * t + 1]);
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%0,%1};"
                : "+r"(c[0]), "+r"(c[1])
@@ -90,7 +90,7 @@ extern "C" __global__ void mma_16816_f16_f16(const u16* A, const u16* Bt, const 
 extern "C" __global__ void mma_1688_f16_f16(const u16* A, const u16* Bt, const u16* C, u16* D) {
   u32 a[2], b[1], c[2];
   frag_ab<8>(A, Bt, a, b);
-  const int l = threadIdx.x, g = l >> 2, t = l & 3;
+  const int l = threadIdx.x % 32, g = l >> 2, t = l & 3;
   for (int r = 0; r < 2; ++r) c[r] = pack(C[(g + 8 * r) * 8 + 2 * t], C[(g + 8 * r) * 8 + 2 * t + 1]);
   asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3}, {%4}, {%0,%1};"
                : "+r"(c[0]), "+r"(c[1])
@@ -283,4 +283,19 @@ extern "C" __global__ void wmma_fragments(const half* A, const float* C, u16* fa
   for (int i = 0; i < a.num_elements; ++i) fa[threadIdx.x * 16 + i] = __half_as_ushort(a.x[i]);
   for (int i = 0; i < b.num_elements; ++i) fb[threadIdx.x * 16 + i] = __half_as_ushort(b.x[i]);
   for (int i = 0; i < c.num_elements; ++i) fc[threadIdx.x * 8 + i] = c.x[i];
+}
+
+// ---- speed: `iters` back-to-back mma per warp (engine_bench_tensor)
+extern "C" __global__ void mma_loop(const u16* A, const u16* Bt, float* D, int iters) {
+  u32 a[4], b[2];
+  float c[4] = {0, 0, 0, 0};
+  frag_ab<16>(A, Bt, a, b);
+  for (int i = 0; i < iters; ++i)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  D[(blockIdx.x * blockDim.x + threadIdx.x) * 4 + 0] = c[0];
+  D[(blockIdx.x * blockDim.x + threadIdx.x) * 4 + 1] = c[1];
+  D[(blockIdx.x * blockDim.x + threadIdx.x) * 4 + 2] = c[2];
+  D[(blockIdx.x * blockDim.x + threadIdx.x) * 4 + 3] = c[3];
 }
