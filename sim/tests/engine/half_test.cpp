@@ -265,15 +265,13 @@ TEST(Half, NegAbs) {
 
 TEST(Half, SetpAndSet) {
   auto lt = [](const Format& f, u16 a, u16 b) { return !f.nan(a) && !f.nan(b) && f.value(a) < f.value(b); };
-  // scalar setp: p = result, q = its complement
-  check16("setp_lt_f16", kF16, false, [&](u16 a, u16 b, u16) -> u16 { bool t = lt(kF16, a, b); return u16(t ? 1 : 2); });
+  // scalar setp: one predicate
+  check16("setp_lt_f16", kF16, false, [&](u16 a, u16 b, u16) -> u16 { return lt(kF16, a, b); });
   check16("setp_gtu_f16", kF16, false, [&](u16 a, u16 b, u16) -> u16 {
-    bool t = kF16.nan(a) || kF16.nan(b) || kF16.value(a) > kF16.value(b);
-    return u16(t ? 1 : 2);
+    return kF16.nan(a) || kF16.nan(b) || kF16.value(a) > kF16.value(b);
   });
   check16("setp_ge_bf16", kBF16, false, [&](u16 a, u16 b, u16) -> u16 {
-    bool t = !kBF16.nan(a) && !kBF16.nan(b) && kBF16.value(a) >= kBF16.value(b);
-    return u16(t ? 1 : 2);
+    return !kBF16.nan(a) && !kBF16.nan(b) && kBF16.value(a) >= kBF16.value(b);
   });
   // x2 setp: p from the low halves, q from the high halves (the PTX ISA's semantics)
   Kernels run;

@@ -127,21 +127,21 @@ CVT_TO16(cvt_rn_relu_bf16_f32, "cvt.rn.relu.bf16.f32")
 CVT_FROM16(cvt_f32_f16, "cvt.f32.f16")
 CVT_FROM16(cvt_f32_bf16, "cvt.f32.bf16")
 
-// setp on f16 / bf16 / f16x2 (p|q): bit 0 p, bit 1 q.
-#define SETP(name, insn, TY, C)                                                                      \
+// setp on f16 / bf16 (p: 1 or 0) and on f16x2 / bf16x2 (p|q: bit 0 p, bit 1 q).
+#define SETP(name, insn, TY, C, DEST, SET_Q)                                                         \
   extern "C" __global__ void name(const TY* a, const TY* b, const TY*, TY* d, int n) {              \
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {       \
       u32 r;                                                                                        \
-      asm("{ .reg .pred p, q; " insn " p|q, %1, %2; selp.u32 %0, 1, 0, p; @q add.u32 %0, %0, 2; }"   \
+      asm("{ .reg .pred p, q; " insn " " DEST ", %1, %2; selp.u32 %0, 1, 0, p; " SET_Q " }"           \
           : "=r"(r) : C(a[i]), C(b[i]));                                                            \
       d[i] = TY(r);                                                                                 \
     }                                                                                               \
   }
-SETP(setp_lt_f16, "setp.lt.f16", u16, "h")
-SETP(setp_gtu_f16, "setp.gtu.f16", u16, "h")
-SETP(setp_ge_bf16, "setp.ge.bf16", u16, "h")
-SETP(setp_neu_f16x2, "setp.neu.f16x2", u32, "r")
-SETP(setp_lt_bf16x2, "setp.lt.bf16x2", u32, "r")
+SETP(setp_lt_f16, "setp.lt.f16", u16, "h", "p", "")
+SETP(setp_gtu_f16, "setp.gtu.f16", u16, "h", "p", "")
+SETP(setp_ge_bf16, "setp.ge.bf16", u16, "h", "p", "")
+SETP(setp_neu_f16x2, "setp.neu.f16x2", u32, "r", "p|q", "@q add.u32 %0, %0, 2;")
+SETP(setp_lt_bf16x2, "setp.lt.bf16x2", u32, "r", "p|q", "@q add.u32 %0, %0, 2;")
 
 // Pairs, tf32, f64 and integers.
 extern "C" __global__ void cvt_rn_f16x2_f32(const u32* a, const u32* b, const u32*, u32* d, int n) {
