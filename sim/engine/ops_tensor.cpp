@@ -368,7 +368,7 @@ void h_wmma_ldst(Exec& x, Warp& w, const Instr& in, uint32_t m) {
   // The data, element by element (the accesses above proved every byte is there).
   const std::vector<uint16_t>& L = x.P->slot_lists[size_t(in.target)];
   auto host = [&](uint64_t a) -> uint8_t* {
-    return shared ? x.shared + (in.space == Space::Shared ? a : a - kSharedWindow) : x.global_ptr(a, uint64_t(F.esize));
+    return shared ? x.shared + (in.space == Space::Shared ? uint32_t(a) : a - kSharedWindow) : x.global_ptr(a, uint64_t(F.esize));
   };
   const int per_reg = F.esize == 2 ? 2 : 1;
   for (int reg = 0; reg < F.regs; ++reg) {

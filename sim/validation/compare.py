@@ -416,6 +416,27 @@ def print_table(rows: list[tuple], show_zero: bool) -> None:
               f"{tolerance(metric):.1%} {verdict}")
 
 
+def write_table_md(path: Path, rows: list[tuple], output_rows: list[tuple], pending_rows: list[tuple]) -> None:
+    """The validation table: one row per (program, launch, counter) and per output line."""
+    fmt = lambda v: "-" if v is None else f"{v:,}"
+    lines = ["<!-- written by sim/validation/compare.py --table-md; do not edit -->",
+             "| program | # | kernel | counter | simulator | H200 (ncu) | difference | verdict |",
+             "|---|---|---|---|---|---|---|---|"]
+    for program, index, kernel, metric, sim_value, ncu_value, shown, passed in rows:
+        if not sim_value and not ncu_value and passed:
+            continue
+        verdict = {True: "ok", False: "MISS", None: "-", "known": "known deviation"}[passed]
+        lines.append(f"| {program} | {index} | `{kernel}` | {short(metric)} | {fmt(sim_value)} | {fmt(ncu_value)} | "
+                     f"{shown} | {verdict} |")
+    for program, index, kernel, metric, sim_value in pending_rows:
+        lines.append(f"| {program} | {index} | `{kernel}` | {short(metric)} | {fmt(sim_value)} | pending | | pending |")
+    if output_rows:
+        lines += ["", "| program | output | compared | difference | verdict |", "|---|---|---|---|---|"]
+        for program, name, kind, shown, passed in output_rows:
+            lines.append(f"| {program} | {name} | {kind} | {shown} | {dict([(True, 'ok'), (False, 'MISS'), (None, 'measured')])[passed]} |")
+    Path(path).write_text("\n".join(lines) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ncu-csv", type=Path, help="ncu.csv from run_ncu.sh")
@@ -425,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="show metrics that are zero on both sides too")
     parser.add_argument("--outputs", type=Path, help="run_ncu.sh's run/ folder: compare what the programs print")
     parser.add_argument("--write-outputs", type=Path, help="with --outputs: keep the GPU's outputs as a reference JSON")
+    parser.add_argument("--table-md", type=Path, help="also write the table (GPU vs simulator) as Markdown")
     opts = parser.parse_args(argv)
 
     if opts.ncu_csv:
@@ -446,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
         write_outputs_reference(gpu_outputs, opts.write_outputs)
         print(f"compare.py: wrote {opts.write_outputs} ({len(gpu_outputs)} programs)")
         return 0
-    all_rows, output_rows, problems, pending = [], [], [], []
+    all_rows, output_rows, problems, pending, pending_rows = [], [], [], [], []
     for program in programs:
         counters = program not in OUTPUTS_ONLY
         if counters and program not in ncu:
@@ -456,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 problems.append(f"{program}: no ncu rows")
                 continue
-        if not counters and program not in gpu_outputs:
+        if not counters and program not in gpu_outputs and not (opts.table_md and program in PENDING):
             continue
         result = run_sim(program, env=dict(os.environ))
         if result.get("exit_code") != 0:
@@ -465,11 +487,17 @@ def main(argv: list[str] | None = None) -> int:
             rows, trouble = compare_program(program, result["launches"], ncu[program])
             all_rows += rows
             problems += trouble
+        elif program in PENDING:
+            for index, launch in enumerate(result["launches"]):
+                pending_rows += [(program, index, launch.get("kernel"), metric, launch["metrics"].get(metric))
+                                 for metric in METRICS if launch["metrics"].get(metric)]
         if program in gpu_outputs:
             rows, trouble = compare_outputs(program, result["output"], gpu_outputs[program])
             output_rows += rows
             problems += trouble
     print_table(all_rows, opts.all)
+    if opts.table_md:
+        write_table_md(opts.table_md, all_rows, output_rows, pending_rows)
     misses = [r for r in all_rows if r[7] is False]
     compared = [r for r in all_rows if r[7] is not None]
     print(f"\n{len(compared)} counters compared, {len(misses)} outside tolerance")
