@@ -46,6 +46,8 @@ def find(all_tables: list, must_have=(), first: str | None = None) -> list | Non
 
 
 def row(table: list, key: str) -> list[str] | None:
-    """The one row whose first cell contains key (None when none or several do)."""
-    rows = [r for r in table[1:] if key in r[0]]
+    """The row whose first cell is key, else the one row whose first cell contains key (None when
+    none or several do)."""
+    exact = [r for r in table[1:] if r[0] == key]
+    rows = exact or [r for r in table[1:] if key in r[0]]
     return rows[0] if len(rows) == 1 else None
