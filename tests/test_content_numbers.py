@@ -166,7 +166,7 @@ def test_c3_launch_order_table_equals_the_projects_run():
     bench = mdtables.find(tables(C3), ["kernel", "4113×8197", "8193×8191"])
     mine = mdtables.find(chapter("c3.md"), ["调度顺序", "4113×8197", "8193×8191"])
     assert mine, "content/c3.md §8.2 needs its launch-order table"
-    rows = {"拷贝 kernel": "copy kernel", "行优先": "row-major launch", "分组": "grouped", "按列": "column-major launch"}
+    rows = {"拷贝 kernel": "copy kernel", "行优先（": "row-major launch", "分组": "grouped", "按列（": "column-major launch"}
     pairs = [(f"{k} / {s}", cell(mine, k, s), cell(bench, b, s))
              for k, b in rows.items() for s in ("4113×8197", "8192×8192", "8193×8191")]
     errors = compare(pairs)

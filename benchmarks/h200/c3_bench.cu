@@ -5,7 +5,10 @@
 // against cudaMemcpy in the same run; every result is checked element by element (output poisoned).
 // The transposes are the reference's transpose_tile_kernel with another Order; the copies are
 // copy_tiled_kernel's body with the same Order.
-//   nvcc -O3 -arch=sm_90 -std=c++17 benchmarks/h200/c3_bench.cu -o c3_bench && ./c3_bench [profile]
+// `./c3_bench profile`: two launches of each variant at 4113×8197, for Nsight Compute.
+// `./c3_bench counters`: transpose_naive, transpose_tiled_unpadded and transpose_tiled once each at
+// M = 1024, N = 2048, the shape of the counter tables in content/c3.md (for ncu; see §12 there).
+//   nvcc -O3 -arch=sm_90 -std=c++17 benchmarks/h200/c3_bench.cu -o c3_bench && ./c3_bench [profile|counters]
 #include <cstring>
 #include "../../solutions/c3_transpose.cu"
 #include "bench_util.h"
@@ -61,6 +64,18 @@ int main(int argc, char** argv) {
       {"[32][33], column-major order", transpose_in<ColumnMajorOrder>, true},
       {"[32][33], diagonal order", transpose_in<DiagonalOrder>, true},
   };
+  if (argc > 1 && std::strcmp(argv[1], "counters") == 0) {
+    const int M = 1024, N = 2048;
+    const auto hx = bench::random_floats((size_t)M * N, 3u);
+    float *x = bench::to_device(hx), *y = nullptr;
+    CK(cudaMalloc(&y, (size_t)M * N * sizeof(float)));
+    transpose_naive(x, y, M, N);
+    transpose_tiled_unpadded(x, y, M, N);
+    transpose_tiled(x, y, M, N);
+    CK(cudaDeviceSynchronize());
+    std::printf("ran transpose_naive, transpose_tiled_unpadded, transpose_tiled at %dx%d\n", M, N);
+    return 0;
+  }
   if (argc > 1 && std::strcmp(argv[1], "profile") == 0) {  // one launch of each at 4113×8197, twice
     const int M = 4113, N = 8197;
     const auto hx = bench::random_floats((size_t)M * N, 5u);

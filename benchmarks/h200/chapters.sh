@@ -49,6 +49,10 @@ step c2_ncu_stalls "${NCU[@]}" -k "regex:interleaved|sequential|first_add|warp_s
 step c3_ncu_orders "${NCU[@]}" -k "regex:copy|transpose_tile_kernel" \
   --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,lts__t_sectors_srcunit_tex_op_write.sum \
   "$build/c3_bench" profile
+# C3: the counter tables of content/c3.md §2 and §4.3 (M = 1024, N = 2048), to check against the anchors.
+step c3_ncu_counters "${NCU[@]}" -k "regex:transpose" \
+  --metrics l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,smsp__inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum \
+  "$build/c3_bench" counters
 # C1: DRAM throughput, occupancy and load instructions of each variant (two calls each, 2^28).
 step c1_ncu "${NCU[@]}" -k "regex:add_|four_per_thread|grid_stride" \
   --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_op_global_ld.sum \

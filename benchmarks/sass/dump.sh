@@ -31,4 +31,5 @@ dump() {  # dump SOURCE OUT KERNEL...
 : >"$here/registers.txt"
 dump solutions/c1_vector_add.cu c1_vector_add.sass 25add_one_per_thread_kernel 22add_grid_stride_kernel 15add_vec4_kernelILi1 15add_vec4_kernelILi4
 dump solutions/c2_reduction.cu c2_reduction.sass 28interleaved_divergent_kernel 17sequential_kernel 16first_add_kernel grid_stride_kernelIfLi1ELb0
-echo "wrote $here/c1_vector_add.sass $here/c2_reduction.sass $here/registers.txt"
+dump solutions/c3_transpose.cu c3_transpose.sass transpose_tile_kernelINS_10PaddedTileENS_13RowMajorOrder 22transpose_naive_kernel
+echo "wrote $here/*.sass and $here/registers.txt"

@@ -19,13 +19,18 @@
     if (D.highlightCode) D.highlightCode(root);
   };
 
-  // Typeset the chapter and draw each figure at its placeholder.
-  D.mountChapter = function (root) {
+  // Typeset the chapter and draw each figure at its placeholder. `keep` maps a figure's name to a node
+  // already drawn (by the chapter in the other language): it takes the placeholder's place, so a
+  // figure keeps its state across the language toggle (its own listener retranslates it).
+  D.mountChapter = function (root, keep) {
     D.renderChapter(root);
     root.querySelectorAll(".figure[data-figure]").forEach(function (node) {
-      const make = D.figures[node.getAttribute("data-figure")];
+      const name = node.getAttribute("data-figure");
+      const drawn = keep && keep[name];
+      if (drawn) { node.replaceWith(drawn); delete keep[name]; return; }
+      const make = D.figures[name];
       if (make) make(node);
-      else node.appendChild(D.el("p", { class: "note", text: D.t("unknown_figure", { name: node.getAttribute("data-figure") }) }));
+      else node.appendChild(D.el("p", { class: "note", text: D.t("unknown_figure", { name: name }) }));
     });
   };
 
@@ -39,10 +44,15 @@
         .then(function (res) { return res.ok ? res.json() : null; })
         .then(function (data) {
           if (!data || data.lang !== D.lang) return;
+          const keep = {};
+          root.querySelectorAll(".figure[data-figure]").forEach(function (node) {
+            keep[node.getAttribute("data-figure")] = node;
+            node.remove();
+          });
           root.innerHTML = data.html;
           root.setAttribute("data-lang", data.lang);
           root.setAttribute("lang", data.lang === "zh" ? "zh-CN" : "en");
-          D.mountChapter(root);
+          D.mountChapter(root, keep);
         });
     });
   };
