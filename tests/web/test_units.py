@@ -163,6 +163,7 @@ def test_the_last_result_is_kept_beside_the_progress(tmp_path):
     assert progress.last_result_path(78, path).name.startswith(".progress")  # ignored by git with the progress file
 
 
-def test_an_excerpt_marker_names_the_code_it_quotes():
-    html, _ = chapter.render("<!-- excerpt: solutions/c3_transpose.cu 25-32 -->\n```cuda\nint x;\n```\n")
-    assert '<div class="excerpt-ref"><code>solutions/c3_transpose.cu</code> 25–32</div>' in html
+def test_a_region_marker_names_the_code_it_quotes():
+    html, _ = chapter.render("<!-- region: solutions/c3_transpose.cu#naive-kernel -->\n```cuda\nint x;\n```\n")
+    assert '<code class="region-file">solutions/c3_transpose.cu</code>' in html
+    assert '<span class="region-name">#naive-kernel</span>' in html
