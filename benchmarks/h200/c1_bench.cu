@@ -91,10 +91,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   int failures = 0;
+  const auto ha = bench::random_floats(n0 + 3, 11u), hb = bench::random_floats(n0 + 3, 23u);
+  float *a = bench::to_device(ha), *b = bench::to_device(hb), *c = nullptr;
+  CK(cudaMalloc(&c, (size_t)(n0 + 3) * sizeof(float)));
   for (int n : {n0, n0 + 3}) {
-    const auto ha = bench::random_floats(n, 11u + n), hb = bench::random_floats(n, 23u + n);
-    float *a = bench::to_device(ha), *b = bench::to_device(hb), *c = nullptr;
-    CK(cudaMalloc(&c, (size_t)n * sizeof(float)));
     const double add_bytes = 12.0 * n, copy_bytes = 8.0 * n;
     const float memcpy_ms = bench::median_ms([&] { cudaMemcpyAsync(c, a, (size_t)n * 4, cudaMemcpyDeviceToDevice); });
     const double memcpy_gbps = bench::gbps(copy_bytes, memcpy_ms);
@@ -115,8 +115,8 @@ int main(int argc, char** argv) {
       std::printf("%s,%.4f,%.0f,%.1f,%lld\n", v.name, ms, bench::gbps(add_bytes, ms),
                   100.0 * bench::gbps(add_bytes, ms) / memcpy_gbps, bad);
     }
-    cudaFree(a); cudaFree(b); cudaFree(c);
   }
+  cudaFree(a); cudaFree(b); cudaFree(c);
   std::printf("failures,%d\n", failures);
   return failures ? 1 : 0;
 }
