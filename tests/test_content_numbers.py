@@ -3,7 +3,9 @@
 Run: python -m pytest -q tests/test_content_numbers.py
 
 The Chinese chapter is compared here; test_content.py keeps the English twin's tables and numbers
-equal to the Chinese ones, so both languages are covered.
+equal to the Chinese ones, so both languages are covered. The SASS the chapters describe (loads in
+flight before the first store, predicated reduction steps) is checked against benchmarks/sass/, which
+benchmarks/sass/dump.sh regenerates: a new compiler that changes it fails here, and the text must follow.
 """
 
 from __future__ import annotations
@@ -182,3 +184,62 @@ def test_c3_ncu_numbers_equal_the_projects_run():
               mdtables.number(copy[4]), mdtables.number(row_major[4])]
     missing = [q for q in quoted if f"{q:g}" not in md]
     assert not missing, f"content/c3.md §8.2 should quote {missing} from {C3.name}"
+
+
+# ---- the SASS the chapters quote (benchmarks/sass/, made by benchmarks/sass/dump.sh) --------------
+
+def sass_functions(name: str) -> dict[str, list[str]]:
+    """Mangled function name -> its instructions (opcode with predicate, operands dropped)."""
+    out, cur = {}, None
+    for line in (BENCH / "sass" / name).read_text(encoding="utf-8").splitlines():
+        if "Function :" in line:
+            cur = out.setdefault(line.split("Function :")[1].strip(), [])
+        elif cur is not None and line.strip().startswith("/*"):
+            cur.append(line.split("*/", 1)[1].strip().rstrip(";").strip())
+    return out
+
+
+def function(funcs: dict, part: str) -> list[str]:
+    found = [v for k, v in funcs.items() if part in k]
+    assert len(found) == 1, f"{part}: {len(found)} functions match"
+    return found[0]
+
+
+def loads_before_first_store(instrs: list[str], load: str, store: str, start: int = 0) -> int:
+    n = 0
+    for ins in instrs[start:]:
+        op = ins.split()[1] if ins.startswith("@") else ins.split()[0]
+        if op.startswith(store):
+            return n
+        n += op.startswith(load)
+    return n
+
+
+def test_sass_backs_c1_loads_in_flight():
+    f = sass_functions("c1_vector_add.sass")
+    assert loads_before_first_store(function(f, "add_one_per_thread_kernel"), "LDG", "STG") == 2
+    grid = function(f, "add_grid_stride_kernel")
+    loop = max(range(len(grid)), key=lambda i: loads_before_first_store(grid, "LDG", "STG", i))
+    assert loads_before_first_store(grid, "LDG", "STG", loop) == 8      # §4: 4x unrolled, 8 reads first
+    vec4 = function(f, "add_vec4_kernelILi4")
+    first_store = next(k for k, i in enumerate(vec4) if "STG.E.128" in i)
+    assert sum("LDG.E.128" in i for i in vec4[:first_store]) == 8       # §5: 8 float4 loads first
+
+
+def test_sass_backs_c2_predication():
+    f = sass_functions("c2_reduction.sass")
+    for kernel in ("interleaved_divergent_kernel", "sequential_kernel"):
+        body = function(f, kernel)
+        assert sum(i.startswith("BAR.SYNC") for i in body) == 9, kernel
+        predicated = [i for i in body if i.startswith("@") and i.split()[1] in ("LDS", "STS", "FADD")]
+        assert len(predicated) >= 8 * 4, kernel                          # §2/§4: every round's body predicated
+        before_exit = body[:next(k for k, i in enumerate(body) if "EXIT" in i)]
+        assert not any("BRA" in i for i in before_exit), kernel          # no branch: idle warps still issue
+    scalar = function(f, "grid_stride_kernelIfLi1ELb0")
+    assert max(loads_before_first_store(scalar, "LDG", "FADD", i) for i in range(len(scalar))) == 4  # §10
+
+
+def test_sass_backs_c3_loads_before_the_tile():
+    f = sass_functions("c3_transpose.sass")
+    tile = function(f, "PaddedTile")
+    assert loads_before_first_store(tile, "LDG", "STS") == 4           # §5: 4 reads in flight per thread
