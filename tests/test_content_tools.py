@@ -149,3 +149,13 @@ def test_the_chapter_api_serves_the_chosen_language():
 def test_preprocessor_lines_do_not_stop_the_dedent():
     found, _ = regions.parse_regions("  // region: body\n  int a;\n#pragma unroll\n  for (;;) {}\n  // endregion: body\n")
     assert found["body"].text == "int a;\n#pragma unroll\nfor (;;) {}"
+
+
+def test_every_manifest_chapter_and_its_twin_pass_the_checker():
+    assert regions.check_all_chapters() == []
+
+
+def test_a_missing_twin_is_reported(tmp_path):
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "c9.md").write_text("# C9\n")
+    assert regions.check_chapter(regions.twin_path("content/c9.md"), root=tmp_path) == ["content/en/c9.md does not exist"]
