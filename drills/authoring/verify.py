@@ -1,5 +1,5 @@
-"""`judge.py check`, for authors: the manifest matches the files on disk, every skeleton compiles
-and fails, every reference passes (rustlings' `dev check`)."""
+"""`judge.py check`, for authors: the manifest matches the files on disk, the chapters quote their
+references truly, every skeleton compiles and fails, every reference passes (rustlings' `dev check`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 from .. import ROOT, manifest
 from ..pipeline.judge import judge
 from ..pipeline.render import text
+from .regions import check_all_chapters
 
 TODO = re.compile(r"\bTODO:")
 
@@ -29,6 +30,7 @@ def manifest_problems() -> list[str]:
             out.append(f"#{p.number}: {p.mine} has no `TODO:` mark")
         if len(p.hints) < 3:
             out.append(f"#{p.number}: fewer than three hints")
+    out += check_all_chapters()  # quoted regions, figure blocks, English twins
     for folder, pattern in (("mine", "*.cu"), ("solutions", "*.cu"), ("content", "*.md"), ("tests", "*_test.cu")):
         for f in sorted((ROOT / folder).glob(pattern)):
             if f.resolve() not in listed:

@@ -85,7 +85,7 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
     def problem_page(number: int):
         p = problem_or_404(number)
         lang = page_lang()
-        body, _ = chapter.render_file(ROOT / p.content, p.figures)
+        body, _ = chapter.render_chapter(p.content, lang)
         entry = progress.load(progress_file()).get(str(number)) or {}
         text = learner_file.read(mine(p))
         data = {"number": number, "mine": p.mine, "text": text, "base": learner_file.digest(text),
@@ -94,6 +94,14 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
                 "result": progress.load_last_result(number, progress_file())}
         return render_template("problem.html", lang=lang, t=i18n.table(lang), p=p, chapter_html=body,
                                boot=boot(lang, problem=data))
+
+    @app.get("/api/chapter/<int:number>")
+    def chapter_html(number: int):
+        # The language toggle swaps the chapter in place (content/cN.md or content/en/cN.md).
+        p = problem_or_404(number)
+        lang = request.args.get("lang") if request.args.get("lang") in i18n.LANGS else page_lang()
+        body, figures = chapter.render_chapter(p.content, lang)
+        return jsonify(lang=lang, html=body, figures=figures)
 
     @app.get("/api/file/<int:number>")
     def get_file(number: int):

@@ -163,11 +163,6 @@ def test_the_last_result_is_kept_beside_the_progress(tmp_path):
     assert progress.last_result_path(78, path).name.startswith(".progress")  # ignored by git with the progress file
 
 
-def test_an_excerpt_marker_names_the_code_it_quotes():
-    html, _ = chapter.render("<!-- excerpt: solutions/c3_transpose.cu 25-32 -->\n```cuda\nint x;\n```\n")
-    assert '<div class="excerpt-ref"><code>solutions/c3_transpose.cu</code> 25–32</div>' in html
-
-
 @pytest.mark.parametrize("text", ["__shared__ float tile[32][33];\n__syncthreads();\ny = tile[1];",
                                   "__shared__ float tile[32][32];\ny = tile[1];", "// TODO"])
 def test_the_fake_judges_results_follow_the_published_schema(text):
@@ -177,3 +172,9 @@ def test_the_fake_judges_results_follow_the_published_schema(text):
     r = fake_judge.result(78, "mine/c3_transpose.cu", text)
     assert_valid_result(r)
     assert_valid_result(fake_judge.on_gpu(r))
+
+
+def test_a_region_marker_names_the_code_it_quotes():
+    html, _ = chapter.render("<!-- region: solutions/c3_transpose.cu#naive-kernel -->\n```cuda\nint x;\n```\n")
+    assert '<code class="region-file">solutions/c3_transpose.cu</code>' in html
+    assert '<span class="region-name">#naive-kernel</span>' in html
