@@ -143,6 +143,8 @@ def test_counters_match_h200_ncu(results, program):
                     "on an H200, then `python3 sim/validation/compare.py --ncu-csv OUT/ncu.csv "
                     "--write-json sim/validation/h200-ncu.json`")
     reference = compare.load_reference(REFERENCE)
+    if program in compare.PENDING_NCU and program not in reference:
+        pytest.skip(f"{program}: no H200 rows in {REFERENCE.name} yet (benchmarks/h200/fidelity.sh)")
     assert program in reference, f"{program} has no ncu rows in {REFERENCE.name}"
     misses = _misses(program, results[program]["launches"], reference[program])
     assert not misses, "\n".join(misses)
