@@ -307,9 +307,13 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
       }
     }
     each_lane(m, [&](int l) { hptr[l] = shared + addr[l]; });
-    ++c.s_inst;
-    if (kind != Access::Atomic) shared_wavefronts(addr, m, bytes, c.s_wavefronts, c.s_ideal);
-    sample("shared", true);
+    // A pair ptxas merges (issue.cpp) is one access of twice the width, counted on its first half.
+    if (!(in.issue & kIssuePaired)) {
+      ++c.s_inst;
+      const uint32_t counted = (in.issue & kIssuePairLead) ? 2 * bytes : bytes;
+      if (kind != Access::Atomic) shared_wavefronts(addr, m, counted, c.s_wavefronts, c.s_ideal);
+      sample("shared", true);
+    }
     return true;
   }
   if (s == Space::Local) {

@@ -56,6 +56,8 @@ struct Warp {
 // Counters of one instruction, summed over the warps that executed it.
 struct InstrCounters {
   uint64_t executed = 0;       // warp-level instructions with >= 1 active lane
+  uint64_t idle = 0;           // ... issued with every lane off: predicated off, or in a body
+                               // ptxas predicates that the warp's lanes all skip (issue.cpp)
   uint64_t g_inst = 0;         // ... of them that went to global memory
   uint64_t g_requests = 0;
   uint64_t g_sectors = 0;

@@ -127,7 +127,16 @@ struct Launch {
         for (int l = 0; l < 32; ++l) gm |= uint32_t(g[l] != 0) << l;
         m &= in.guard_neg ? ~gm : gm;
       }
-      if (m) ++ctr[pc].executed;
+      if (in.issue & kIssueIfConverted) {
+        // No branch in the SASS: the body is predicated, so a warp whose lanes all skip it
+        // still issues it.
+        if ((top.mask & ~m) == 0)
+          for (int32_t k = pc + 1; k < in.target; ++k) ++ctr[k].idle;
+      } else if (m) {
+        ++ctr[pc].executed;
+      } else {
+        ++ctr[pc].idle;
+      }
       ++w.insts;
       switch (in.cls) {
         case kAlu:
@@ -353,22 +362,30 @@ const char* kMetricNames[] = {
     "smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_global_st.sum", "smsp__inst_executed.sum"};
 
 // The Nsight Compute metrics one instruction contributes.
+// Instructions count as the SASS issues them (issue.cpp): with their idle issues, and not at all
+// when ptxas merged them into their neighbour. Requests, sectors and wavefronts come from active
+// lanes only.
 void instr_metrics(const Instr& in, const InstrCounters& c, Metrics& m) {
-  if (!c.executed) return;
-  m["smsp__inst_executed.sum"] += c.executed;
+  if (!(c.executed + c.idle) || (in.issue & kIssuePaired)) return;
+  m["smsp__inst_executed.sum"] += c.executed + c.idle;
   if (in.cls != kMem) return;
   static const char* ops[] = {"ld", "st", "atom", "red"};
   const std::string op = ops[in.memop];
-  if (c.g_inst) {
+  // An idle issue has no address: it belongs to the instruction's state space, or to the one its
+  // executions resolved to (generic).
+  const bool shared = in.space == Space::Shared || (in.space == Space::Generic && c.s_inst && !c.g_inst);
+  const bool global = in.space == Space::Global || (in.space == Space::Generic && !shared);
+  const uint64_t g_inst = c.g_inst + (global ? c.idle : 0), s_inst = c.s_inst + (shared ? c.idle : 0);
+  if (g_inst) {
     m["l1tex__t_requests_pipe_lsu_mem_global_op_" + op + ".sum"] += c.g_requests;
     m["l1tex__t_sectors_pipe_lsu_mem_global_op_" + op + ".sum"] += c.g_sectors;
-    if (in.memop <= kOpSt) m["smsp__inst_executed_op_global_" + op + ".sum"] += c.g_inst;
+    if (in.memop <= kOpSt) m["smsp__inst_executed_op_global_" + op + ".sum"] += g_inst;
   }
-  if (c.s_inst) {
+  if (s_inst) {
     if (in.memop >= kOpAtom) {
-      m["smsp__inst_executed_op_shared_atom.sum"] += c.s_inst;
+      m["smsp__inst_executed_op_shared_atom.sum"] += s_inst;
     } else {
-      m["smsp__inst_executed_op_shared_" + op + ".sum"] += c.s_inst;
+      m["smsp__inst_executed_op_shared_" + op + ".sum"] += s_inst;
       m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + op + ".sum"] += c.s_wavefronts;
       m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op + ".sum"] += c.s_wavefronts - c.s_ideal;
     }
@@ -480,6 +497,7 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   for (auto& w : workers) {
     for (size_t i = 0; i < ctr.size() && i < w.ctr.size(); ++i) {
       ctr[i].executed += w.ctr[i].executed;
+      ctr[i].idle += w.ctr[i].idle;
       ctr[i].g_inst += w.ctr[i].g_inst;
       ctr[i].g_requests += w.ctr[i].g_requests;
       ctr[i].g_sectors += w.ctr[i].g_sectors;
@@ -500,13 +518,13 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   std::map<int, Metrics> by_line;
   for (int pc = K->begin; pc < int(P_.code.size()); ++pc) {
     const Instr& in = P_.code[pc];
-    if (!ctr[pc].executed) continue;
+    if (!ctr[pc].executed && !ctr[pc].idle) continue;
     instr_metrics(in, ctr[pc], rep.metrics);
     instr_metrics(in, ctr[pc], by_line[in.line_id]);
   }
   for (int pc = 0; pc < K->begin; ++pc) {
     const Instr& in = P_.code[pc];
-    if (!ctr[pc].executed) continue;
+    if (!ctr[pc].executed && !ctr[pc].idle) continue;
     instr_metrics(in, ctr[pc], rep.metrics);
     instr_metrics(in, ctr[pc], by_line[in.line_id]);
   }

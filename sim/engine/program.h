@@ -48,6 +48,13 @@ enum Rnd : uint8_t { kRndDefault, kRn, kRz, kRm, kRp, kRni, kRzi, kRmi, kRpi, kR
 enum : uint16_t { kFtz = 1, kSat = 2, kApprox = 4, kUni = 8, kResultUnused = 16, kHi = 32, kWide = 64,
                   kNc = 128, kVolatile = 256, kClamp = 512, kShiftAmt = 1024, kCC = 2048 };
 
+// How ptxas changes what a warp issues (issue.cpp sets these, the executor applies them).
+enum : uint8_t {
+  kIssueIfConverted = 1,  // a branch ptxas predicates away: its body is issued by every warp, the branch by none
+  kIssuePairLead = 2,     // the first of two shared accesses ptxas merges: one access of twice the width
+  kIssuePaired = 4,       // the second of them: no instruction of its own
+};
+
 struct Exec;
 struct Warp;
 struct Instr;
@@ -75,6 +82,7 @@ struct Instr {
   int32_t ipdom = -1;      // reconvergence pc of a branch (-1: the function's exit)
   int32_t line_id = 0;     // index into Program::lines
   int32_t func = 0;        // function this instruction belongs to
+  uint8_t issue = 0;       // kIssue* marks
 };
 
 struct LineKey {
@@ -157,6 +165,9 @@ struct Program {
 
 // Parses and decodes; throws std::runtime_error("unsupported PTX: ...").
 void build_program(const std::string& ptx, Program& out);
+
+// Marks the instructions whose issue ptxas changes (issue.cpp); build_program calls it.
+void model_issue(Program& P);
 
 // The opcode table: every row's name, for the test that walks it.
 std::vector<std::string> opcode_names();
