@@ -48,6 +48,12 @@ struct Warp {
   int32_t bar_pc = -1;
   uint32_t bar_id = 0;
   uint64_t insts = 0;
+  // Critical-path estimate (timing.h): when each register's value is ready, the earliest cycle
+  // the warp may issue (the last barrier), when it last issued, when its last result lands.
+  std::vector<uint32_t> ready;
+  uint32_t t_floor = 0, t_arrive = 0, t_done = 0, issued = 0;
+  std::vector<uint32_t> loads_done;  // completion of the warp's last Latencies::loads global loads (a ring)
+  uint32_t loads_next = 0;
 
   uint64_t* reg(uint16_t slot) { return base[slot >> 14] + uint32_t(slot & kSlotIndex) * 32; }
   const uint64_t* src(uint16_t slot) const { return base[slot >> 14] + uint32_t(slot & kSlotIndex) * 32; }
@@ -61,6 +67,7 @@ struct InstrCounters {
   uint64_t g_inst = 0;         // ... of them that went to global memory
   uint64_t g_requests = 0;
   uint64_t g_sectors = 0;
+  uint64_t g_bytes = 0;        // bytes the active lanes move (at most the sectors' bytes)
   uint64_t s_inst = 0;         // ... that went to shared memory
   uint64_t s_wavefronts = 0;
   uint64_t s_ideal = 0;
@@ -107,6 +114,8 @@ struct Exec {
   std::string printf_out;
   TranslateCache cache[4];
   unsigned cache_next = 0;
+  const Latencies* latency = nullptr;
+  std::vector<uint64_t>* partial = nullptr;  // when set: sectors this block's global stores write in part
   uint8_t* hptr[32];             // scratch: host pointers of the current access, per lane
   uint64_t addr[32];             // scratch: addresses of the current access, per lane
   Space resolved = Space::Global;

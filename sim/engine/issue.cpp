@@ -152,9 +152,25 @@ void pair_shared_accesses(Program& P, const Function& f, const TrailingZeros& tz
   }
 }
 
+uint8_t latency_class(const Instr& in, const std::string& op) {
+  switch (in.cls) {
+    case kMem:
+      if (in.space == Space::Shared) return kLatShared;
+      if (in.space == Space::Param || in.space == Space::KParam) return kLatAlu;  // constant bank
+      return kLatGlobal;
+    case kWarpSync: return kLatWarp;
+    case kAlu: {
+      static const std::set<std::string> slow = {"div", "rem", "sqrt", "rsqrt", "rcp", "ex2", "lg2", "sin", "cos", "tanh"};
+      return (in.flags & kApprox) || slow.count(base_of(op)) ? kLatSfu : kLatAlu;
+    }
+    default: return kLatNone;
+  }
+}
+
 }  // namespace
 
 void model_issue(Program& P) {
+  for (size_t pc = 0; pc < P.code.size(); ++pc) P.code[pc].lat = latency_class(P.code[pc], opcode_of(P.text[pc]));
   for (const Function& f : P.funcs) {
     if (f.is_extern || !f.unsupported.empty() || f.end <= f.begin) continue;
     for (int pc = f.begin; pc < f.end; ++pc)

@@ -55,6 +55,9 @@ enum : uint8_t {
   kIssuePaired = 4,       // the second of them: no instruction of its own
 };
 
+// Latency class of an instruction for the critical-path estimate (timing.h, engine.h Latencies).
+enum : uint8_t { kLatNone, kLatAlu, kLatSfu, kLatShared, kLatGlobal, kLatWarp };
+
 struct Exec;
 struct Warp;
 struct Instr;
@@ -83,6 +86,7 @@ struct Instr {
   int32_t line_id = 0;     // index into Program::lines
   int32_t func = 0;        // function this instruction belongs to
   uint8_t issue = 0;       // kIssue* marks
+  uint8_t lat = kLatAlu;   // kLat* class
 };
 
 struct LineKey {
