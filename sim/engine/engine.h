@@ -104,7 +104,8 @@ struct SimError {
 //   sim__block_cycles.{sum,max}          critical path of each block in cycles (Latencies)
 //   sim__global_{ld,st}_bytes.sum        bytes the active lanes of global loads/stores move
 //   sim__st_partial_writes.sum           sectors global stores write in part (fewer than 32 bytes)
-//   sim__st_partial_sectors.sum          sectors the first block of each neighbour pair writes in part
+//   sim__st_partial_sectors.sum          sectors the first block of each neighbour pair leaves in
+//                                        part (its stores write fewer than 32 of their bytes)
 //   sim__st_partial_sectors_next.sum     ... of them, written in part by the next block too
 using Metrics = std::map<std::string, uint64_t>;
 

@@ -80,8 +80,9 @@ uint32_t atomic_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes) {
   return total;
 }
 
-// Sectors a store writes only in part (fewer than 32 of its bytes), appended to `out`: the
-// time model's evidence of sectors that neighbouring blocks complete (module.cpp, pairs).
+// Sectors a store writes only in part (fewer than 32 of its bytes), appended to `out` as
+// sector << 6 | bytes written: the time model's evidence of sectors that other stores, of this
+// block or of its neighbours, complete (module.cpp).
 void partial_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes, std::vector<uint64_t>& out) {
   std::pair<uint64_t, uint32_t> pieces[64];
   int n = 0;
@@ -97,7 +98,7 @@ void partial_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes, std::vect
     uint32_t sum = 0;
     int j = i;
     for (; j < n && pieces[j].first == pieces[i].first; ++j) sum += pieces[j].second;
-    if (sum < 32) out.push_back(pieces[i].first);
+    if (sum < 32) out.push_back(pieces[i].first << 6 | sum);
     i = j;
   }
 }

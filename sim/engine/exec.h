@@ -115,7 +115,7 @@ struct Exec {
   TranslateCache cache[4];
   unsigned cache_next = 0;
   const Latencies* latency = nullptr;
-  std::vector<uint64_t>* partial = nullptr;  // when set: sectors this block's global stores write in part
+  std::vector<uint64_t>* partial = nullptr;  // sectors this block's global stores write in part (exec.cpp)
   uint8_t* hptr[32];             // scratch: host pointers of the current access, per lane
   uint64_t addr[32];             // scratch: addresses of the current access, per lane
   Space resolved = Space::Global;

@@ -353,9 +353,17 @@ struct Launch {
     ++wk.blocks;
     wk.cycles_sum += cycles;
     wk.cycles_max = std::max<uint64_t>(wk.cycles_max, cycles);
+    // Sectors the block leaves incomplete: what its stores write of them adds up to less than 32.
     wk.partial_writes += wk.partial_cur.size();
     std::sort(wk.partial_cur.begin(), wk.partial_cur.end());
-    wk.partial_cur.erase(std::unique(wk.partial_cur.begin(), wk.partial_cur.end()), wk.partial_cur.end());
+    size_t kept = 0;
+    for (size_t i = 0; i < wk.partial_cur.size();) {
+      const uint64_t sector = wk.partial_cur[i] >> 6;
+      uint32_t bytes = 0;
+      for (; i < wk.partial_cur.size() && wk.partial_cur[i] >> 6 == sector; ++i) bytes += uint32_t(wk.partial_cur[i] & 63);
+      if (bytes < 32) wk.partial_cur[kept++] = sector;
+    }
+    wk.partial_cur.resize(kept);
     if (pair == 0) {
       wk.partial_first += wk.partial_cur.size();
       wk.partial_prev.swap(wk.partial_cur);
