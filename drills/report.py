@@ -15,13 +15,16 @@ WORDS = {
            "passed_of": "{p}/{n} 个测试通过，{s} 个跳过（跳过不算通过）", "variant": "版本", "shape": "形状",
            "copy": "占拷贝 kernel", "memcpy": "占 cudaMemcpy", "torch": "对比 PyTorch", "line": "行",
            "per_request": "每请求", "ideal": "理想", "log": "日志（末尾）", "access": "访问",
-           "requests": "请求数"},
+           "requests": "请求数", "predicted": "在 {gpu} 上的预测（模拟器的计数器经时间模型换算，是预测，不是实测）",
+           "bound": "瓶颈", "not_modelled": "不给数字"},
     "en": {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "skip": "skip", "tests": "Tests", "checks": "Technique checks",
            "diagnoses": "Diagnoses", "perf": "Performance", "lines": "Per-line memory counters (simulator)",
            "backend": "backend", "passed_of": "{p}/{n} tests passed, {s} skipped (a skip is never a pass)",
            "variant": "variant", "shape": "shape", "copy": "% copy kernel", "memcpy": "% cudaMemcpy",
            "torch": "vs PyTorch", "line": "line", "per_request": "per request", "ideal": "ideal", "log": "Log (tail)",
-           "access": "access", "requests": "requests"},
+           "access": "access", "requests": "requests",
+           "predicted": "Predicted on {gpu} (the simulator's counters through a time model: a prediction, not a measurement)",
+           "bound": "bound", "not_modelled": "no number"},
 }
 
 
@@ -138,6 +141,9 @@ def _render_perf(result: dict, c: Console, w: dict) -> None:
         c.print(f"\n[bold]{w['perf']}[/]: [yellow]{perf['error'][:500]}[/]")
     if not perf.get("variants"):
         return
+    if perf.get("predicted"):
+        _render_predicted(perf, c, w)
+        return
     t = Table(title=w["perf"], title_justify="left")
     for col in (w["variant"], w["shape"], "GB/s", w["copy"], w["memcpy"], w["torch"]):
         t.add_column(col, justify="right")
@@ -153,3 +159,28 @@ def _render_perf(result: dict, c: Console, w: dict) -> None:
                           f"{v['pct_memcpy']:.0f}%", f"{v['vs_torch']:.2f}x" if "vs_torch" in v else "")
     c.print()
     c.print(t)
+
+
+def _render_predicted(perf: dict, c: Console, w: dict) -> None:
+    """The simulator's answer to "how fast": predicted GB/s and the bound (sim/model/variants.py)."""
+    t = Table(title=w["predicted"].format(gpu=perf["predicted"]["gpu"]), title_justify="left")
+    for col in (w["variant"], w["shape"], "GB/s", w["copy"], w["bound"]):
+        t.add_column(col, justify="right")
+    notes = []
+    for s in perf["shapes"]:
+        shape = "x".join(str(d) for d in s["shape"])
+        if s.get("copy_kernel_gbps"):
+            t.add_row("copy kernel", shape, f"{s['copy_kernel_gbps']:.0f}", "100%", s.get("copy_kernel_bound") or "")
+        for v in perf["variants"]:
+            if v["shape"] != s["shape"]:
+                continue
+            if v.get("gbps"):
+                pct = f"{v['pct_copy_kernel']:.0f}%" if "pct_copy_kernel" in v else ""
+                t.add_row(v["name"], shape, f"{v['gbps']:.0f}", pct, v.get("bound") or "")
+            else:
+                t.add_row(v["name"], shape, w["not_modelled"], "", "—")
+                notes.append(f"{v['name']} {shape}: {v.get('reason') or ''}")
+    c.print()
+    c.print(t)
+    for note in notes:
+        c.print(f"  {note}")

@@ -55,7 +55,7 @@ struct Latencies {
   uint32_t alu = 5;        // integer and fp32 arithmetic, conversions, selects
   uint32_t sfu = 20;       // division, square root, transcendental approximations
   uint32_t shared = 30;    // a shared-memory load or atomic
-  uint32_t global = 1000;  // a global load or atomic, from DRAM under a streaming load
+  uint32_t global = 1500;  // a global load or atomic, from DRAM under a streaming load
   uint32_t warp = 25;      // shuffles, votes, warp reductions
   uint32_t barrier = 20;   // from the last warp's arrival at bar.sync to the release
   uint32_t loads = 8;      // global loads a warp has in flight at most (ptxas unrolls loops ~4 deep)

@@ -116,9 +116,11 @@ def predict_launch(launch: dict, gpu: Gpu, resources: dict | None = None) -> dic
     left_open = first * scale / st_sectors if st_sectors else 0.0
     if bound == "dram" and left_open > 0.05 and shared_next < 0.25 * first:
         out["seconds"] = None
-        out["reason"] = ("stores leave sectors in part for blocks far away in launch order to complete "
-                         f"({left_open:.0%} of the store sectors): the H200 loses up to a third of its "
-                         "DRAM bandwidth here, which this model does not capture (content/c3.md §8.2)")
+        out["reason"] = (f"not modelled: {left_open:.0%} of the store sectors are completed by blocks far "
+                         "away in launch order (content/c3.md §8.2)")
+        out["detail"] = ("The H200 loses up to a third of its DRAM bandwidth when the sectors a block "
+                         "writes in part are completed by blocks that run much later; the counters do not "
+                         "show why, so the model gives no number.")
     return out
 
 
