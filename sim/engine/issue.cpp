@@ -5,7 +5,7 @@
 // 1. If-conversion. A short forward branch around a straight-line body becomes predicated
 //    instructions: every warp that reaches the branch issues the body, even when all its lanes
 //    are off, and issues no branch. Which bodies ptxas predicates was read off the SASS of 52
-//    files (1152 conditional forward branches; the rule agrees on 1103); see if_converted().
+//    files (1152 conditional forward branches; the rule agrees on 1142); see if_converted().
 // 2. Paired shared-memory accesses. Two scalar ld.shared (or st.shared) at [base+o] and
 //    [base+o+w], with base+o provably a multiple of 2w, become one 2w-byte access (LDS.64): one
 //    instruction, whose wavefronts are those of the wider access.

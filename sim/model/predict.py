@@ -112,8 +112,9 @@ def predict_launch(launch: dict, gpu: Gpu, resources: dict | None = None) -> dic
         out["sampled"] = {"blocks_run": run, "blocks": blocks}
 
     # Sectors this launch's blocks leave for others to complete, none of them by the next block.
+    # Only the first block of each pair of neighbours counts them: half the blocks run.
     first, shared_next = m.get("sim__st_partial_sectors.sum") or 0, m.get("sim__st_partial_sectors_next.sum") or 0
-    left_open = first * scale / st_sectors if st_sectors else 0.0
+    left_open = 2 * first * scale / st_sectors if st_sectors else 0.0
     if bound == "dram" and left_open > 0.05 and shared_next < 0.25 * first:
         out["seconds"] = None
         out["reason"] = (f"not modelled: {left_open:.0%} of the store sectors are completed by blocks far "

@@ -199,12 +199,30 @@ def branch_facts(f: dict) -> list[dict]:
     return out
 
 
+def engine_rule(b: dict) -> bool:
+    """sim/engine/issue.cpp's if_converted(), on a branch_facts() row: the two must agree."""
+    ops = b["body_ops"]
+    if b["nested"] or b["to_ret"] or any(o.split(".")[0] in ("shfl", "vote", "redux", "activemask", "membar")
+                                         for o in ops):
+        return False
+    lds = "ld.shared" in ops
+    ldg = any(o in ops for o in ("ld.global", "ld.generic"))
+    stg = any(o in ops for o in ("st.global", "st.generic", "atom.global", "atom.generic", "red.global", "red.generic"))
+    n = b["body"]
+    if stg and not ldg:
+        return n <= (3 if lds else 10)
+    if stg:
+        return n <= 10
+    return n <= 15
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+", type=Path)
     ap.add_argument("--json", type=Path, help="write the per-kernel pairing here")
     ap.add_argument("--branches", action="store_true", help="print every conditional forward branch")
     ap.add_argument("--weights", action="store_true", help="print SASS instructions per PTX opcode")
+    ap.add_argument("--check", action="store_true", help="how often the engine's if-conversion rule agrees")
     opts = ap.parse_args(argv)
     nvcc, nvdisasm = tool("nvcc"), tool("nvdisasm")
     if not nvcc or not nvdisasm:
@@ -212,12 +230,15 @@ def main(argv=None) -> int:
         return 2
     results = [analyse(f, nvcc, nvdisasm) for f in opts.files]
     weights = defaultdict(Counter)
+    agree = Counter()
     dump = []
     for r in results:
         if "error" in r:
             print(f"{r['source']}: build failed\n{r['error']}")
             continue
         for name, f in r["kernels"].items():
+            for b in branch_facts(f):
+                agree[(engine_rule(b), b["kind"] == "predicated")] += 1
             if opts.branches:
                 for b in branch_facts(f):
                     print(f"{Path(r['source']).name}:{name[:40]:40} L{b['line']:<5} body {b['body']:3} "
@@ -233,6 +254,13 @@ def main(argv=None) -> int:
             total = sum(hist.values())
             mean = sum(k * v for k, v in hist.items()) / total
             print(f"{op:28} n={total:5} mean {mean:.2f} {dict(sorted(hist.items()))}")
+    if opts.check:
+        total = sum(agree.values())
+        right = agree[(True, True)] + agree[(False, False)]
+        print(f"if-conversion: {total} conditional forward branches, {agree[(True, True)] + agree[(False, True)]} "
+              f"predicated by ptxas; the engine's rule agrees on {right} "
+              f"(predicts a branch for {agree[(False, True)]} predicated bodies, predication for "
+              f"{agree[(True, False)]} branches)")
     if opts.json:
         opts.json.write_text(json.dumps(dump, indent=1))
     return 0

@@ -85,7 +85,10 @@ def profile_chapter(chapter: int, lib: Path, gpu: str, sample_blocks: int) -> li
         elif "zz_fill_random" not in kernel and groups:
             groups[-1].append(launch)
     cases = [r for r in rows if r.get("check") == "profiled"]
-    return [{"chapter": r["chapter"], "variant": r["variant"], "shape": r["shape"], "launches": ls}
+    keep = ("kernel", "mangled", "grid", "block", "metrics", "errors", "predicted")
+    return [{"chapter": r["chapter"], "variant": r["variant"], "shape": r["shape"],
+             "launches": [{k: l.get(k) for k in keep} for l in ls],
+             "resources": {l["mangled"]: resources[l["mangled"]] for l in ls if l.get("mangled") in resources}}
             for r, ls in zip(cases, groups) if r["variant"] != "cudaMemcpy"]
 
 
@@ -94,10 +97,12 @@ def measured_times(files: list[Path]) -> dict[tuple, dict]:
     for f in files:
         if not f.exists():
             continue
-        for r in csv.DictReader(line for line in open(f) if not line.startswith("#")):
-            if not r.get("median_ms"):
-                continue
-            out[(r["chapter"], r["variant"], r["shape"])] = {"ms": float(r["median_ms"]), "source": r.get("source") or f.name}
+        with open(f) as fh:
+            for r in csv.DictReader(line for line in fh if not line.startswith("#")):
+                if not r.get("median_ms"):
+                    continue
+                out[(r["chapter"], r["variant"], r["shape"])] = {"ms": float(r["median_ms"]),
+                                                                 "source": r.get("source") or f.name}
     return out
 
 
@@ -139,7 +144,20 @@ def ordering(rows: list[dict]) -> list[str]:
 
 
 def markdown(rows: list[dict], bad_order: list[str], gpu: str) -> str:
-    lines = [f"| chapter | variant | shape | predicted ms | bound | measured ms | error | within 20% |",
+    sources = sorted({r["source"] for r in rows if r.get("source")})
+    compared = [r for r in rows if "ok" in r]
+    lines = [f"# The time model against the {gpu}: predicted and measured time per variant",
+             "",
+             "Predicted: `python3 sim/model/table.py --json benchmarks/h200-prediction.json --markdown "
+             "benchmarks/h200-prediction.md` (sim/model/README.md): every variant called once by "
+             "benchmarks/h200/fidelity_timing.cu --profile on the simulator, 256 sampled blocks a launch, "
+             f"the {gpu} model of sim/model/gpus.py. Measured (CUDA events, median):",
+             *[f"- {s}" for s in sources],
+             "",
+             f"{sum(r['ok'] for r in compared)} of {len(compared)} rows with both numbers within 20%; "
+             f"{sum(1 for r in rows if r['predicted_ms'] is None)} rows where the model gives no number and says why.",
+             "",
+             f"| chapter | variant | shape | predicted ms | bound | measured ms | error | within 20% |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         p = f"{r['predicted_ms']:.4f}" if r.get("predicted_ms") else "—"
