@@ -145,6 +145,8 @@ def test_counters_match_h200_ncu(results, program):
     if program in compare.PENDING:
         assert program not in reference, f"{program} has ncu rows now: delete it from compare.PENDING"
         pytest.skip(f"pending: {compare.PENDING[program]}")
+    if program in compare.PENDING_NCU and program not in reference:
+        pytest.skip(f"{program}: no H200 rows in {REFERENCE.name} yet (benchmarks/h200/fidelity.sh)")
     assert program in reference, f"{program} has no ncu rows in {REFERENCE.name}"
     misses = _misses(program, results[program]["launches"], reference[program])
     assert not misses, "\n".join(misses)

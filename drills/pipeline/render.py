@@ -121,6 +121,9 @@ def _render_perf(result: dict, c: Console, w: dict) -> None:
         c.print(f"\n[bold]{w['perf']}[/]: [yellow]{perf['error'][:500]}[/]")
     if not perf.get("variants"):
         return
+    if perf.get("predicted"):
+        _render_predicted(perf, c, w)
+        return
     t = Table(title=w["perf"], title_justify="left")
     for col in (w["variant"], w["shape"], "GB/s", w["copy"], w["memcpy"], w["torch"]):
         t.add_column(col, justify="right")
@@ -136,3 +139,28 @@ def _render_perf(result: dict, c: Console, w: dict) -> None:
                           f"{v['pct_memcpy']:.0f}%", f"{v['vs_torch']:.2f}x" if "vs_torch" in v else "")
     c.print()
     c.print(t)
+
+
+def _render_predicted(perf: dict, c: Console, w: dict) -> None:
+    """The simulator's answer to "how fast": predicted GB/s and the bound (sim/model/variants.py)."""
+    t = Table(title=w["predicted"].format(gpu=perf["predicted"]["gpu"]), title_justify="left")
+    for col in (w["variant"], w["shape"], "GB/s", w["copy"], w["bound"]):
+        t.add_column(col, justify="right")
+    notes = []
+    for s in perf["shapes"]:
+        shape = "x".join(str(d) for d in s["shape"])
+        if s.get("copy_kernel_gbps"):
+            t.add_row("copy kernel", shape, f"{s['copy_kernel_gbps']:.0f}", "100%", s.get("copy_kernel_bound") or "")
+        for v in perf["variants"]:
+            if v["shape"] != s["shape"]:
+                continue
+            if v.get("gbps"):
+                pct = f"{v['pct_copy_kernel']:.0f}%" if "pct_copy_kernel" in v else ""
+                t.add_row(v["name"], shape, f"{v['gbps']:.0f}", pct, v.get("bound") or "")
+            else:
+                t.add_row(v["name"], shape, w["not_modelled"], "", "—")
+                notes.append(f"{v['name']} {shape}: {v.get('reason') or ''}")
+    c.print()
+    c.print(t)
+    for note in notes:
+        c.print(f"  {note}")

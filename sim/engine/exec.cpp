@@ -81,6 +81,29 @@ uint32_t atomic_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes) {
   return total;
 }
 
+// Sectors a store writes only in part (fewer than 32 of its bytes), appended to `out` as
+// sector << 6 | bytes written: the time model's evidence of sectors that other stores, of this
+// block or of its neighbours, complete (module.cpp).
+void partial_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes, std::vector<uint64_t>& out) {
+  std::pair<uint64_t, uint32_t> pieces[64];
+  int n = 0;
+  each_lane(m, [&](int l) {
+    for (uint64_t a = addr[l], e = addr[l] + bytes; a < e && n < 64;) {
+      const uint64_t next = std::min(e, (a | 31) + 1);
+      pieces[n++] = {a >> 5, uint32_t(next - a)};
+      a = next;
+    }
+  });
+  std::sort(pieces, pieces + n);
+  for (int i = 0; i < n;) {
+    uint32_t sum = 0;
+    int j = i;
+    for (; j < n && pieces[j].first == pieces[i].first; ++j) sum += pieces[j].second;
+    if (sum < 32) out.push_back(pieces[i].first << 6 | sum);
+    i = j;
+  }
+}
+
 // Shared-memory wavefronts (sim-notes §4): 32-bit accesses are served for the whole warp at once,
 // 64-bit in two half-warp phases, 128-bit in four quarter-warp phases; a phase costs the largest
 // number of distinct 4-byte words one bank must deliver (the same word to many lanes is free).
@@ -235,7 +258,10 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
     if (s == Space::Global) {
       ++c.g_inst;
       ++c.g_requests;
-      c.g_sectors += kind == Access::Atomic ? atomic_sectors(addr, m, bytes) : distinct_sectors(addr, m, bytes, lane_bytes);
+      const uint32_t sectors = kind == Access::Atomic ? atomic_sectors(addr, m, bytes) : distinct_sectors(addr, m, bytes, lane_bytes);
+      c.g_sectors += sectors;
+      c.g_bytes += std::min<uint64_t>(uint64_t(__builtin_popcount(m)) * bytes, uint64_t(sectors) * 32);
+      if (partial && kind == Access::Store) partial_sectors(addr, m, bytes, *partial);
       sample("global", false);
     }
     return true;
@@ -336,9 +362,13 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
       }
     }
     each_lane(m, [&](int l) { hptr[l] = shared + addr[l]; });
-    ++c.s_inst;
-    if (kind != Access::Atomic) shared_wavefronts(addr, m, bytes, c.s_wavefronts, c.s_ideal);
-    sample("shared", true);
+    // A pair ptxas merges (issue.cpp) is one access of twice the width, counted on its first half.
+    if (!(in.issue & kIssuePaired)) {
+      ++c.s_inst;
+      const uint32_t counted = (in.issue & kIssuePairLead) ? 2 * bytes : bytes;
+      if (kind != Access::Atomic) shared_wavefronts(addr, m, counted, c.s_wavefronts, c.s_ideal);
+      sample("shared", true);
+    }
     return true;
   }
   if (s == Space::Local) {

@@ -60,6 +60,12 @@ struct Warp {
   uint64_t insts = 0;
   std::vector<AsyncCopy> copies;  // cp.async not yet landed, in issue order
   uint32_t committed[32] = {};    // cp.async.commit_group count per lane
+  // Critical-path estimate (timing.h): when each register's value is ready, the earliest cycle
+  // the warp may issue (the last barrier), when it last issued, when its last result lands.
+  std::vector<uint32_t> ready;
+  uint32_t t_floor = 0, t_arrive = 0, t_done = 0, issued = 0;
+  std::vector<uint32_t> loads_done;  // completion of the warp's last Latencies::loads global loads (a ring)
+  uint32_t loads_next = 0;
 
   uint64_t* reg(uint16_t slot) { return base[slot >> 14] + uint32_t(slot & kSlotIndex) * 32; }
   const uint64_t* src(uint16_t slot) const { return base[slot >> 14] + uint32_t(slot & kSlotIndex) * 32; }
@@ -68,9 +74,12 @@ struct Warp {
 // Counters of one instruction, summed over the warps that executed it.
 struct InstrCounters {
   uint64_t executed = 0;       // warp-level instructions with >= 1 active lane
+  uint64_t idle = 0;           // ... issued with every lane off: predicated off, or in a body
+                               // ptxas predicates that the warp's lanes all skip (issue.cpp)
   uint64_t g_inst = 0;         // ... of them that went to global memory
   uint64_t g_requests = 0;
   uint64_t g_sectors = 0;
+  uint64_t g_bytes = 0;        // bytes the active lanes move (at most the sectors' bytes)
   uint64_t s_inst = 0;         // ... that went to shared memory
   uint64_t s_wavefronts = 0;
   uint64_t s_ideal = 0;
@@ -121,6 +130,8 @@ struct Exec {
   std::string printf_out;
   TranslateCache cache[4];
   unsigned cache_next = 0;
+  const Latencies* latency = nullptr;
+  std::vector<uint64_t>* partial = nullptr;  // sectors this block's global stores write in part (exec.cpp)
   uint8_t* hptr[32];             // scratch: host pointers of the current access, per lane
   uint64_t addr[32];             // scratch: addresses of the current access, per lane
   Space resolved = Space::Global;

@@ -976,5 +976,6 @@ void build_program(const std::string& ptx, Program& out) {
   ps.module();
   Builder b(out, ps);
   b.run();
+  model_issue(out);
 }
 }  // namespace sim::eng

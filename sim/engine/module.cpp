@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "exec.h"
+#include "timing.h"
 
 namespace sim::eng {
 namespace {
@@ -29,6 +30,10 @@ struct Worker {
   bool has_error = false;
   uint64_t error_block = ~0ull;
   SimError error;
+  // For the time model: blocks run, their critical paths, and the partly written store sectors
+  // of each pair of launch-order neighbours (first block, and how many of those the second shares).
+  uint64_t blocks = 0, cycles_sum = 0, cycles_max = 0, partial_writes = 0, partial_first = 0, partial_next = 0;
+  std::vector<uint64_t> partial_prev, partial_cur;
 };
 
 struct Launch {
@@ -39,6 +44,7 @@ struct Launch {
   std::vector<uint8_t> kparams;
   uint64_t shared_size = 0;
   uint32_t nthreads = 0, nwarps = 0;
+  std::vector<uint64_t> order;  // the blocks to run when sampling (LaunchParams::sample_blocks)
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> min_failed{~0ull};
   std::atomic<bool> stop{false};
@@ -88,6 +94,10 @@ struct Launch {
     w.insts = 0;
     w.copies.clear();
     std::fill(std::begin(w.committed), std::end(w.committed), 0u);
+    w.ready.assign(K.max_regs, 0);
+    w.t_floor = w.t_arrive = w.t_done = w.issued = 0;
+    w.loads_done.assign(lp.latency.loads, 0);
+    w.loads_next = 0;
   }
 
   // Runs one warp until it waits at a barrier, finishes, or fails.
@@ -129,7 +139,17 @@ struct Launch {
         for (int l = 0; l < 32; ++l) gm |= uint32_t(g[l] != 0) << l;
         m &= in.guard_neg ? ~gm : gm;
       }
-      if (m) ++ctr[pc].executed;
+      if (in.issue & kIssueIfConverted) {
+        // No branch in the SASS: the body is predicated, so a warp whose lanes all skip it
+        // still issues it.
+        if ((top.mask & ~m) == 0)
+          for (int32_t k = pc + 1; k < in.target; ++k) ++ctr[k].idle;
+      } else if (m) {
+        ++ctr[pc].executed;
+      } else {
+        ++ctr[pc].idle;
+      }
+      if (!(in.issue & kIssueIfConverted)) time_instr(w, in, lp.latency);
       ++w.insts;
       switch (in.cls) {
         case kAlu:
@@ -248,7 +268,8 @@ struct Launch {
     }
   }
 
-  void run_block(Worker& wk, uint64_t b) {
+  // pair: 0 for the first block of a pair of launch-order neighbours, 1 for the second.
+  void run_block(Worker& wk, uint64_t b, int pair) {
     Exec x;
     x.P = &P;
     x.K = &K;
@@ -260,6 +281,9 @@ struct Launch {
     x.ctaid.y = uint32_t((b / lp.grid.x) % lp.grid.y);
     x.ctaid.z = uint32_t(b / (uint64_t(lp.grid.x) * lp.grid.y));
     x.block_linear = b;
+    x.latency = &lp.latency;
+    wk.partial_cur.clear();
+    x.partial = &wk.partial_cur;
     x.ctr = wk.ctr.data();
     x.samples = wk.samples.data();
     // Shared memory starts as a poison pattern, so reading it before writing is visible.
@@ -315,8 +339,40 @@ struct Launch {
         break;
       }
       x.epoch = ++wk.epoch;
+      uint32_t release = 0;
       for (uint32_t i = 0; i < nwarps; ++i)
-        if (wk.warps[i].state == WarpState::AtBarrier) wk.warps[i].state = WarpState::Running;
+        if (wk.warps[i].state == WarpState::AtBarrier) release = std::max(release, wk.warps[i].t_arrive);
+      release += lp.latency.barrier;
+      for (uint32_t i = 0; i < nwarps; ++i)
+        if (wk.warps[i].state == WarpState::AtBarrier) {
+          wk.warps[i].state = WarpState::Running;
+          wk.warps[i].t_floor = wk.warps[i].t_arrive = release;
+        }
+    }
+    uint32_t cycles = 0;
+    for (uint32_t i = 0; i < nwarps; ++i)
+      cycles = std::max({cycles, wk.warps[i].t_done, wk.warps[i].t_arrive, wk.warps[i].issued});
+    ++wk.blocks;
+    wk.cycles_sum += cycles;
+    wk.cycles_max = std::max<uint64_t>(wk.cycles_max, cycles);
+    // Sectors the block leaves incomplete: what its stores write of them adds up to less than 32.
+    wk.partial_writes += wk.partial_cur.size();
+    std::sort(wk.partial_cur.begin(), wk.partial_cur.end());
+    size_t kept = 0;
+    for (size_t i = 0; i < wk.partial_cur.size();) {
+      const uint64_t sector = wk.partial_cur[i] >> 6;
+      uint32_t bytes = 0;
+      for (; i < wk.partial_cur.size() && wk.partial_cur[i] >> 6 == sector; ++i) bytes += uint32_t(wk.partial_cur[i] & 63);
+      if (bytes < 32) wk.partial_cur[kept++] = sector;
+    }
+    wk.partial_cur.resize(kept);
+    if (pair == 0) {
+      wk.partial_first += wk.partial_cur.size();
+      wk.partial_prev.swap(wk.partial_cur);
+    } else {
+      for (uint64_t sector : wk.partial_cur)
+        wk.partial_next += std::binary_search(wk.partial_prev.begin(), wk.partial_prev.end(), sector);
+      wk.partial_prev.clear();
     }
     // Copies never waited for leave no marks for the next block's race check.
     for (uint32_t i = 0; i < nwarps; ++i) x.drop_copies(wk.warps[i]);
@@ -337,10 +393,15 @@ struct Launch {
     wk.race.assign((shared_size + 3) / 4 + 4, RaceWord{});
     wk.local.assign(size_t(nwarps) * 32 * K.max_depot, 0);
     wk.warps.resize(nwarps);
-    for (;;) {
-      uint64_t b = next.fetch_add(1);
-      if (b >= nblocks || b > min_failed.load() || stop) break;
-      run_block(wk, b);
+    const uint64_t count = order.empty() ? nblocks : order.size();
+    for (;;) {  // two at a time: a pair of neighbours runs on one worker
+      const uint64_t i = next.fetch_add(2);
+      if (i >= count) break;
+      for (uint64_t k = i; k < std::min(i + 2, count); ++k) {
+        const uint64_t b = order.empty() ? k : order[k];
+        if (b > min_failed.load() || stop) return;
+        run_block(wk, b, int(k - i));
+      }
     }
   }
 };
@@ -368,9 +429,12 @@ const char* kMetricNames[] = {
     "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"};
 
 // The Nsight Compute metrics one instruction contributes.
+// Instructions count as the SASS issues them (issue.cpp): with their idle issues, and not at all
+// when ptxas merged them into their neighbour. Requests, sectors and wavefronts come from active
+// lanes only.
 void instr_metrics(const Instr& in, const InstrCounters& c, Metrics& m) {
-  if (!c.executed) return;
-  m["smsp__inst_executed.sum"] += c.executed;
+  if (!(c.executed + c.idle) || (in.issue & kIssuePaired)) return;
+  m["smsp__inst_executed.sum"] += c.executed + c.idle;
   if (in.flags & kTensor) m["smsp__inst_executed_pipe_tensor_op_hmma.sum"] += c.executed * in.vec;
   if (in.cls != kMem) return;
   auto shared = [&](const char* op) {  // LDSM, STSM, LDGSTS: SASS-level names
@@ -392,18 +456,23 @@ void instr_metrics(const Instr& in, const InstrCounters& c, Metrics& m) {
   }
   static const char* ops[] = {"ld", "st", "atom", "red"};
   const std::string op = ops[in.memop];
-  if (c.g_inst) {
+  // An idle issue has no address: it belongs to the instruction's state space, or to the one its
+  // executions resolved to (generic).
+  const bool in_shared = in.space == Space::Shared || (in.space == Space::Generic && c.s_inst && !c.g_inst);
+  const bool in_global = in.space == Space::Global || (in.space == Space::Generic && !in_shared);
+  const uint64_t g_inst = c.g_inst + (in_global ? c.idle : 0), s_inst = c.s_inst + (in_shared ? c.idle : 0);
+  if (g_inst) {
     m["l1tex__t_requests_pipe_lsu_mem_global_op_" + op + ".sum"] += c.g_requests;
     m["l1tex__t_sectors_pipe_lsu_mem_global_op_" + op + ".sum"] += c.g_sectors;
-    if (in.memop <= kOpSt) m["smsp__inst_executed_op_global_" + op + ".sum"] += c.g_inst;
+    if (in.memop <= kOpSt) m["smsp__inst_executed_op_global_" + op + ".sum"] += g_inst;
   }
-  if (c.s_inst) {
+  if (s_inst) {
     if (in.flags & kMatrixLoad) {  // wmma.load.a/.b from shared memory: one LDSM
       shared("ldsm");
     } else if (in.memop >= kOpAtom) {
-      m["smsp__inst_executed_op_shared_atom.sum"] += c.s_inst;
+      m["smsp__inst_executed_op_shared_atom.sum"] += s_inst;
     } else {
-      m["smsp__inst_executed_op_shared_" + op + ".sum"] += c.s_inst;
+      m["smsp__inst_executed_op_shared_" + op + ".sum"] += s_inst;
       m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + op + ".sum"] += c.s_wavefronts;
       m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op + ".sum"] += c.s_wavefronts - c.s_ideal;
     }
@@ -499,8 +568,19 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   uint64_t dyn_start = (K->shared_static + K->shared_align - 1) / K->shared_align * K->shared_align;
   L.shared_size = lp.dynamic_shared_bytes ? dyn_start + lp.dynamic_shared_bytes : K->shared_static;
 
+  if (lp.sample_blocks > 0 && lp.sample_blocks + 2 < nblocks) {
+    // Pairs of neighbours spread evenly from the first block to the last.
+    const uint64_t pairs = std::max<uint64_t>(1, lp.sample_blocks / 2);
+    for (uint64_t j = 0; j < pairs; ++j) {
+      const uint64_t first = pairs == 1 ? 0 : (nblocks - 2) * j / (pairs - 1);
+      if (!L.order.empty() && first <= L.order.back()) continue;
+      L.order.push_back(first);
+      L.order.push_back(first + 1);
+    }
+  }
+  const uint64_t to_run = L.order.empty() ? nblocks : L.order.size();
   int threads = lp.host_threads > 0 ? lp.host_threads : int(std::max(1u, std::thread::hardware_concurrency()));
-  threads = int(std::min<uint64_t>(uint64_t(threads), nblocks));
+  threads = int(std::min<uint64_t>(uint64_t(threads), (to_run + 1) / 2));
   std::vector<Worker> workers(static_cast<size_t>(threads));
   if (threads == 1) {
     L.worker(workers[0], nblocks);
@@ -519,9 +599,11 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   for (auto& w : workers) {
     for (size_t i = 0; i < ctr.size() && i < w.ctr.size(); ++i) {
       ctr[i].executed += w.ctr[i].executed;
+      ctr[i].idle += w.ctr[i].idle;
       ctr[i].g_inst += w.ctr[i].g_inst;
       ctr[i].g_requests += w.ctr[i].g_requests;
       ctr[i].g_sectors += w.ctr[i].g_sectors;
+      ctr[i].g_bytes += w.ctr[i].g_bytes;
       ctr[i].s_inst += w.ctr[i].s_inst;
       ctr[i].s_wavefronts += w.ctr[i].s_wavefronts;
       ctr[i].s_ideal += w.ctr[i].s_ideal;
@@ -536,16 +618,37 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   if (!out.empty()) fflush(stdout);
   if (err) rep.errors.push_back(err->error);
 
+  uint64_t blocks = 0, cycles_sum = 0, cycles_max = 0, partial_writes = 0, partial_first = 0, partial_next = 0;
+  for (auto& w : workers) {
+    blocks += w.blocks, cycles_sum += w.cycles_sum, cycles_max = std::max(cycles_max, w.cycles_max);
+    partial_writes += w.partial_writes, partial_first += w.partial_first, partial_next += w.partial_next;
+  }
+  rep.metrics["sim__st_partial_writes.sum"] = partial_writes;
+  rep.metrics["sim__blocks.sum"] = blocks;
+  rep.metrics["sim__block_cycles.sum"] = cycles_sum;
+  rep.metrics["sim__block_cycles.max"] = cycles_max;
+  rep.metrics["sim__st_partial_sectors.sum"] = partial_first;
+  rep.metrics["sim__st_partial_sectors_next.sum"] = partial_next;
+  uint64_t ld_bytes = 0, st_bytes = 0;
+  for (size_t pc = 0; pc < ctr.size(); ++pc) {
+    const Instr& in = P_.code[pc];
+    if (in.cls != kMem || !ctr[pc].g_inst) continue;
+    if (in.memop == kOpLd) ld_bytes += ctr[pc].g_bytes;
+    if (in.memop == kOpSt) st_bytes += ctr[pc].g_bytes;
+  }
+  rep.metrics["sim__global_ld_bytes.sum"] = ld_bytes;
+  rep.metrics["sim__global_st_bytes.sum"] = st_bytes;
+
   std::map<int, Metrics> by_line;
   for (int pc = K->begin; pc < int(P_.code.size()); ++pc) {
     const Instr& in = P_.code[pc];
-    if (!ctr[pc].executed) continue;
+    if (!ctr[pc].executed && !ctr[pc].idle) continue;
     instr_metrics(in, ctr[pc], rep.metrics);
     instr_metrics(in, ctr[pc], by_line[in.line_id]);
   }
   for (int pc = 0; pc < K->begin; ++pc) {
     const Instr& in = P_.code[pc];
-    if (!ctr[pc].executed) continue;
+    if (!ctr[pc].executed && !ctr[pc].idle) continue;
     instr_metrics(in, ctr[pc], rep.metrics);
     instr_metrics(in, ctr[pc], by_line[in.line_id]);
   }

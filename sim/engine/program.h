@@ -52,6 +52,16 @@ enum : uint16_t { kFtz = 1, kSat = 2, kApprox = 4, kUni = 8, kResultUnused = 16,
                   kMatrixLoad = 16384 // wmma.load.a/.b: from shared memory it is one LDSM
 };
 
+// How ptxas changes what a warp issues (issue.cpp sets these, the executor applies them).
+enum : uint8_t {
+  kIssueIfConverted = 1,  // a branch ptxas predicates away: its body is issued by every warp, the branch by none
+  kIssuePairLead = 2,     // the first of two shared accesses ptxas merges: one access of twice the width
+  kIssuePaired = 4,       // the second of them: no instruction of its own
+};
+
+// Latency class of an instruction for the critical-path estimate (timing.h, engine.h Latencies).
+enum : uint8_t { kLatNone, kLatAlu, kLatSfu, kLatShared, kLatGlobal, kLatWarp };
+
 struct Exec;
 struct Warp;
 struct Instr;
@@ -79,6 +89,8 @@ struct Instr {
   int32_t ipdom = -1;      // reconvergence pc of a branch (-1: the function's exit)
   int32_t line_id = 0;     // index into Program::lines
   int32_t func = 0;        // function this instruction belongs to
+  uint8_t issue = 0;       // kIssue* marks
+  uint8_t lat = kLatAlu;   // kLat* class
 };
 
 struct LineKey {
@@ -162,6 +174,9 @@ struct Program {
 
 // Parses and decodes; throws std::runtime_error("unsupported PTX: ...").
 void build_program(const std::string& ptx, Program& out);
+
+// Marks the instructions whose issue ptxas changes (issue.cpp); build_program calls it.
+void model_issue(Program& P);
 
 // The opcode table: every row's name, for the test that walks it (half-precision rows included,
 // named "add.half" and so on).

@@ -121,6 +121,8 @@ cudaError_t launch(KernelRecord* k, dim3 grid, dim3 block, void** args, size_t s
   p.args = args;
   p.host_threads = r.host_threads;
   p.watchdog_seconds = r.watchdog_seconds;
+  p.sample_blocks = r.sample_blocks;
+  p.latency = r.latency;
 
   sim::LaunchReport report;
   const double start = now_seconds();

@@ -266,6 +266,11 @@ def same_kernel(sim_launch: dict, ncu_launch: dict) -> bool:
         name == (sim_launch.get("kernel") or "").split("(")[0]
 
 
+# Programs whose H200 rows are not in h200-ncu.json yet: benchmarks/h200/fidelity.sh collects them
+# (issue 14). Until then tests/test_sim_validation.py runs them on the simulator but compares nothing.
+PENDING_NCU = {"c1_vector_add", "c2_reduction_ladder", "c3_edge_tiles"}
+
+
 # Counters the simulator is known to get wrong, with what was measured. They are reported as
 # KNOWN rather than MISS, and tests/test_sim_validation.py fails when one starts to agree (then
 # delete its row here).

@@ -20,6 +20,7 @@
 #   run/PROG.txt       the program's own output and exit code without the profiler
 #   raw/PROG.csv       ncu's log for PROG, as written
 #   sass/PROG.sass     cuobjdump -sass of PROG (when cuobjdump is there), to explain PTX/SASS gaps
+# NCU_BUDGET (seconds, default 250): programs not started by then are left out and reported.
 # Exit status: 0 when every program built, ran clean and produced ncu rows; 1 otherwise (the files
 # above are written either way).
 set -u
@@ -93,6 +94,10 @@ WANTED=(
   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
   smsp__inst_executed_op_shared_ld.sum smsp__inst_executed_op_shared_st.sum smsp__inst_executed_op_shared_atom.sum
   smsp__inst_executed_op_global_ld.sum smsp__inst_executed_op_global_st.sum
+  # Not compared by compare.py; kept for the time model (sim/model): warp instructions issued,
+  # duration, clock, registers.
+  smsp__inst_executed.sum gpu__time_duration.sum sm__cycles_elapsed.avg.per_second
+  launch__registers_per_thread
 )
 for m in ${EXTRA_METRICS:-}; do WANTED+=("$m"); done
 : > "$OUT/query-metrics.txt"
@@ -108,7 +113,7 @@ if ! grep -Eq '^(l1tex|smsp)__' "$OUT/query-metrics.txt"; then
   LIST=("${WANTED[@]}")
 else
   for m in "${WANTED[@]}"; do
-    base=${m%.sum}
+    base=${m%%.*}
     sass=${base/smsp__inst_executed_op_/smsp__sass_inst_executed_op_}
     if has_metric "$base"; then
       LIST+=("$m"); echo "$m" >> "$OUT/metrics.txt"
@@ -129,7 +134,7 @@ CSV="$OUT/ncu.csv"
 header_written=0
 for p in "${PROGRAMS[@]}"; do
   [ -x "$BIN/$p" ] || continue
-  if [ "$SECONDS" -gt "${PROFILE_BUDGET:-250}" ]; then  # stay inside the time slot: report what is left out
+  if [ "$SECONDS" -gt "${PROFILE_BUDGET:-${NCU_BUDGET:-250}}" ]; then  # stay inside the time slot: report what is left out
     echo "run_ncu.sh: out of time, $p not profiled"; status=1; continue
   fi
   # The program alone: it must pass its own checks.
