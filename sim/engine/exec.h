@@ -90,17 +90,19 @@ struct SampleSlot {
   WarpAccessSample sample;
 };
 
-// Last writer / reader of one 4-byte shared word, for the race check; and the cp.async that will
-// write it, while that copy has not landed (a_pc >= 0).
+// Last writer / reader of one 4-byte shared word, for the race check.
 struct RaceWord {
   uint32_t w_epoch = 0, r_epoch = 0;
   int32_t w_pc = -1, r_pc = -1;
   uint8_t w_warp = 0, w_lane = 0, r_warp = 0, r_lane = 0;
-  int32_t a_pc = -1;
-  uint8_t a_warp = 0, a_lane = 0;
 };
 constexpr uint8_t kManyWarps = 0xff;
 
+// The cp.async that will write a shared word, while it has not landed: 0 when none, else
+// (pc + 1) | warp << 32 | lane << 40.
+inline uint64_t async_mark(int32_t pc, uint32_t warp, uint32_t lane) {
+  return uint64_t(uint32_t(pc + 1)) | uint64_t(warp) << 32 | uint64_t(lane) << 40;
+}
 struct TranslateCache {
   uint64_t base = 0, size = 0;
   uint8_t* host = nullptr;
@@ -118,6 +120,8 @@ struct Exec {
   uint8_t* shared = nullptr;
   uint64_t shared_size = 0;
   RaceWord* race = nullptr;
+  uint64_t* async = nullptr;     // per shared word: the cp.async not yet landed (async_mark)
+  uint32_t async_words = 0;      // words marked there now: 0 spares every access the lookup
   uint32_t epoch = 0;
   uint8_t* local = nullptr;      // per warp: 32 lanes x local_per_lane
   uint32_t local_per_lane = 0;

@@ -23,6 +23,7 @@ struct Worker {
   std::vector<InstrCounters> ctr;
   std::vector<SampleSlot> samples;
   std::vector<RaceWord> race;
+  std::vector<uint64_t> async;   // cp.async marks, one per shared word
   std::vector<uint8_t> shared, local;
   std::vector<Warp> warps;
   uint32_t epoch = 0;
@@ -291,6 +292,8 @@ struct Launch {
     x.shared = wk.shared.data();
     x.shared_size = shared_size;
     x.race = wk.race.data();
+    x.async = wk.async.data();
+    x.async_words = 0;  // the last block dropped its copies
     x.epoch = ++wk.epoch;
     x.local_per_lane = K.max_depot;
     if (!wk.local.empty()) std::fill(wk.local.begin(), wk.local.end(), uint8_t(0));
@@ -391,6 +394,7 @@ struct Launch {
     wk.samples.assign(P.lines.size(), SampleSlot{});
     wk.shared.assign(shared_size, 0xff);
     wk.race.assign((shared_size + 3) / 4 + 4, RaceWord{});
+    wk.async.assign(wk.race.size(), 0);
     wk.local.assign(size_t(nwarps) * 32 * K.max_depot, 0);
     wk.warps.resize(nwarps);
     const uint64_t count = order.empty() ? nblocks : order.size();

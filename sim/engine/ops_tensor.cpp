@@ -103,8 +103,6 @@ bool require_shared(Exec& x, Warp& w, const Instr& in, uint32_t m, const char* w
 // mma.sync.aligned.m16n8k{16,8}.row.col.dtype.{f16,bf16}.{f16,bf16}.ctype
 //   Instr: type = A/B type, type2 = D type, mode2 = C type, mode = K, target = [D..., A..., B..., C...]
 
-struct MmaShape { int K, na, nb; };
-
 // D = C + A B, each output c then the products in increasing k. The loop over columns vectorises
 // (and the products are exact, so a fused multiply-add gives the same sums); the AVX2 clone is
 // picked at run time where the host has it.
