@@ -11,6 +11,7 @@ numbers in the H200 anchor (counters at M=1024, N=2048).
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import runpy
 import shutil
@@ -188,6 +189,20 @@ def test_deterministic(programs, results, program):
     one_thread = _without_time(run_with_output(programs[program], threads=1))
     assert again == first
     assert one_thread == first
+
+
+def test_shared_wavefronts_match_ncu_per_instruction(results):
+    """Where the aggregate shared-wavefront counters carry wavefronts no instruction issued (C3's
+    partial edge tiles), ncu's per-SASS-instruction wavefronts (SourceCounters) must equal the
+    simulator's exactly: issue 14, item 2."""
+    evidence = json.loads((VALIDATION / "h200-source-counters.json").read_text())["programs"]
+    for program, launches in evidence.items():
+        sim = results[program]["launches"]
+        assert len(sim) == len(launches), program
+        for s, n in zip(sim, launches):
+            m = s["metrics"]
+            got = m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] + m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"]
+            assert got == n["wavefronts"], f"{program} {n['kernel']} {n['grid']}: sim {got}, ncu {n['wavefronts']}"
 
 
 def test_known_deviations_still_deviate(results):

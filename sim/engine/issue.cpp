@@ -5,7 +5,7 @@
 // 1. If-conversion. A short forward branch around a straight-line body becomes predicated
 //    instructions: every warp that reaches the branch issues the body, even when all its lanes
 //    are off, and issues no branch. Which bodies ptxas predicates was read off the SASS of 52
-//    files (1152 conditional forward branches; the rule agrees on 1142); see if_converted().
+//    files (1152 conditional forward branches; the rule agrees on 1144); see if_converted().
 // 2. Paired shared-memory accesses. Two scalar ld.shared (or st.shared) at [base+o] and
 //    [base+o+w], with base+o provably a multiple of 2w, become one 2w-byte access (LDS.64): one
 //    instruction, whose wavefronts are those of the wider access.
@@ -92,7 +92,8 @@ bool jumped_into(const Program& P, const Function& f, int begin, int end, int br
 
 // The corpus rule: ptxas predicates a forward branch's body when the body is straight-line code
 // (no branch, barrier, call, exit or warp-synchronous instruction), does not end the kernel (a
-// branch to the final ret becomes `@P EXIT`), and is short. How short depends on what it holds:
+// branch to the final ret becomes `@P EXIT`), and is short (cvta not counted: it folds into the
+// address). How short depends on what it holds:
 // bodies that store to global memory after a shared-memory load stay branches beyond 3 PTX
 // instructions (C3's stage 2), other global stores beyond 10; anything else is predicated up to
 // 15 instructions (C3's stage 1, C2's reduction rounds).
@@ -103,9 +104,11 @@ bool if_converted(const Program& P, const Function& f, int pc) {
   const Instr& after = P.code[end];
   if (after.cls == kExit || after.cls == kRet) return false;
   bool lds = false, ldg = false, stg = false;
+  int length = 0;  // SASS-bearing instructions: cvta becomes part of the address (no instruction)
   for (int k = begin; k < end; ++k) {
     const Instr& in = P.code[k];
     if (in.cls != kAlu && in.cls != kMem && in.cls != kNop) return false;
+    length += base_of(opcode_of(P.text[k])) != "cvta";
     if (in.cls != kMem) continue;
     const bool global = in.space == Space::Global || in.space == Space::Generic;
     if (in.memop == kOpLd && in.space == Space::Shared) lds = true;
@@ -113,7 +116,6 @@ bool if_converted(const Program& P, const Function& f, int pc) {
     if (in.memop != kOpLd && global) stg = true;
   }
   if (jumped_into(P, f, begin, end, pc)) return false;
-  const int length = end - begin;
   if (stg && !ldg) return length <= (lds ? 3 : 10);
   if (stg) return length <= 10;
   return length <= 15;

@@ -208,7 +208,7 @@ def engine_rule(b: dict) -> bool:
     lds = "ld.shared" in ops
     ldg = any(o in ops for o in ("ld.global", "ld.generic"))
     stg = any(o in ops for o in ("st.global", "st.generic", "atom.global", "atom.generic", "red.global", "red.generic"))
-    n = b["body"]
+    n = b["body"] - sum(v for o, v in ops.items() if o.split(".")[0] == "cvta")  # cvta folds into addresses
     if stg and not ldg:
         return n <= (3 if lds else 10)
     if stg:

@@ -266,19 +266,31 @@ def same_kernel(sim_launch: dict, ncu_launch: dict) -> bool:
         name == (sim_launch.get("kernel") or "").split("(")[0]
 
 
-# Programs whose H200 rows are not in h200-ncu.json yet: benchmarks/h200/fidelity.sh collects them
-# (issue 14). Until then tests/test_sim_validation.py runs them on the simulator but compares nothing.
-PENDING_NCU = {"c1_vector_add", "c2_reduction_ladder", "c3_edge_tiles"}
+# Programs whose H200 rows are not in h200-ncu.json yet (tests/test_sim_validation.py then runs
+# them on the simulator but compares nothing).
+PENDING_NCU: set[str] = set()
 
 
 # Counters the simulator is known to get wrong, with what was measured. They are reported as
 # KNOWN rather than MISS, and tests/test_sim_validation.py fails when one starts to agree (then
 # delete its row here).
+RESIDUE = ("the aggregate counter holds shared-memory wavefronts that no instruction issued: ncu's "
+           "per-SASS-instruction wavefronts of this launch (SourceCounters, h200-source-counters.json) "
+           "equal the simulator's exactly; the excess varies by kernel and run (+0.0% to +15.6% at "
+           "partial edge tiles, +2.1% at whole tiles)")
 KNOWN_DEVIATIONS = {
     ("histogram", 1, "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"):
         "RED to scattered addresses with repeats inside a warp: the H200 counts 736,309 sectors; "
         "the simulator's model (repeated addresses serialised into rounds, sim/engine/exec.cpp "
         "atomic_sectors) gives 726,308 (-1.4%); distinct sectors alone would give 600,636 (-18%).",
+    ("c3_edge_tiles", 3, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"): RESIDUE,
+    ("c3_edge_tiles", 3, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"): RESIDUE,
+    ("c3_edge_tiles", 8, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"): RESIDUE,
+    ("c3_edge_tiles", 8, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"): RESIDUE,
+    ("c3_edge_tiles", 9, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"): RESIDUE,
+    ("c3_edge_tiles", 9, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"): RESIDUE,
+    ("c3_edge_tiles", 10, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"): RESIDUE,
+    ("c3_edge_tiles", 10, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"): RESIDUE,
 }
 
 
