@@ -89,6 +89,7 @@ std::vector<SweepConfig> sweep_configs() {
   g1_sweep_group_1(v);
   g1_sweep_group_2(v);
   g1_sweep_group_3(v);
+  g1_sweep_group_4(v);
   return v;
 }
 

@@ -9,7 +9,7 @@ using HgemmFn = void (*)(const __half* A, const __half* B, float* C, int M, int 
 
 // One tuning configuration of the reference's pipelined kernel (solutions/g1_hgemm.cu, Pipeline<>).
 struct SweepConfig {
-  const char* name;  // "BMxBNxBK_wWMxWN_sS_gG": block tile, warps, stages, block-order group
+  const char* name;  // "BMxBNxBK_wWMxWN_sS_gG_pP": block tile, warps, stages, block-order group
   HgemmFn run;       // the aligned path only: the sweep's shapes are multiples of 8
   int smem_bytes;
   int threads;
@@ -20,3 +20,4 @@ void g1_sweep_group_0(std::vector<SweepConfig>& out);
 void g1_sweep_group_1(std::vector<SweepConfig>& out);
 void g1_sweep_group_2(std::vector<SweepConfig>& out);
 void g1_sweep_group_3(std::vector<SweepConfig>& out);
+void g1_sweep_group_4(std::vector<SweepConfig>& out);

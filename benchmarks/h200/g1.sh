@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # G1 (GEMM on tensor cores, problem 84) on one H200, in one run of about 3 minutes:
-#   1. build benchmarks/g1_bench.cu (the reference's ladder, cuBLAS, the mma.sync probe) and the four
+#   1. build benchmarks/g1_bench.cu (the reference's ladder, cuBLAS, the mma.sync probe) and the five
 #      sweep groups of benchmarks/g1_sweep.cu in parallel, for sm_90, with -Xptxas -v;
 #   2. check: every ladder rung and every sweep configuration against a float64 host reference
 #      (odd shapes, K = 8192, all-ones exactness);
@@ -33,7 +33,7 @@ status "environment"
 
 status "build (sm_90, -O3, ptxas -v)"
 NVCC="nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -Xptxas -v"
-for g in 0 1 2 3; do
+for g in 0 1 2 3 4; do
   ( $NVCC -DG1_SWEEP_GROUP=$g -c benchmarks/g1_sweep.cu -o "$W/sweep$g.o" > "$W/ptxas_sweep$g.txt" 2>&1 \
       || failed "sweep group $g did not compile (see ptxas_sweep$g.txt)" ) &
 done

@@ -275,9 +275,10 @@ __global__ void __launch_bounds__(THREADS)
 
 // ---- steps 4 to 6: a cp.async pipeline of STAGES tiles, larger warp tiles, block order for L2 ----
 
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int GROUP_M_>
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int STAGES_, int GROUP_M_, bool PREFETCH_ = false>
 struct Pipeline {
   static constexpr int kBM = BM_, kBN = BN_, kBK = BK_, kStages = STAGES_, kGroupM = GROUP_M_;
+  static constexpr bool kPrefetch = PREFETCH_;  // the next tile's first fragments during this tile's last mmas
   static constexpr int kWarpsN = WARPS_N_, kThreads = 32 * WARPS_M_ * WARPS_N_;
   static constexpr int kWM = BM_ / WARPS_M_, kWN = BN_ / WARPS_N_;
   static constexpr int kMI = kWM / 16, kNI = kWN / 8, kKSteps = BK_ / 16;
@@ -285,6 +286,7 @@ struct Pipeline {
   static constexpr int kStageHalves = BM_ * BK_ + BK_ * BN_;
   static constexpr int kSmemBytes = STAGES_ * kStageHalves * 2;
   static_assert(kWM % 16 == 0 && kWN % 16 == 0 && BK_ % 16 == 0 && STAGES_ >= 2, "tile shape");
+  static_assert(!PREFETCH_ || kKSteps % 2 == 0, "fragment buffers alternate within a tile");
 };
 
 // region: block-order
@@ -337,7 +339,6 @@ __global__ void __launch_bounds__(P::kThreads, 1)
   block_tile<P::kGroupM>((M + P::kBM - 1) / P::kBM, (N + P::kBN - 1) / P::kBN, bm, bn);
   const int m0 = bm * P::kBM, n0 = bn * P::kBN;
   const int tiles_k = (K + P::kBK - 1) / P::kBK;
-
   auto load_stage = [&](int stage, int kt) {
     const int k0 = kt * P::kBK;
     load_tile_async<P::kBM, P::kAChunks, P::kThreads, SwizzledTile<P::kAChunks>, VEC>(
@@ -346,38 +347,79 @@ __global__ void __launch_bounds__(P::kThreads, 1)
         sB + stage * P::kBK * P::kBN, B, k0, n0, K, N);
   };
 
-  // region: pipeline
-  // Tiles 0 .. kStages-2 in flight before the first multiply; one commit group per tile, empty
-  // groups past the last tile, so "tile kt has landed" is always "at most kStages-2 groups pending".
-#pragma unroll
-  for (int s = 0; s < P::kStages - 1; ++s) {
-    if (s < tiles_k) load_stage(s, s);
-    cp_async_commit();
-  }
   float acc[P::kMI][P::kNI][4] = {};
-  for (int kt = 0; kt < tiles_k; ++kt) {
-    cp_async_wait<P::kStages - 2>();  // this thread's copies of tile kt have landed...
-    __syncthreads();                  // ...and everyone's; everyone is also done with tile kt-1
-    const int next = kt + P::kStages - 1;  // refill the stage tile kt-1 used
-    if (next < tiles_k) load_stage(next % P::kStages, next);
-    cp_async_commit();
-
-    const __half* tA = sA + (kt % P::kStages) * P::kBM * P::kBK;
-    const __half* tB = sB + (kt % P::kStages) * P::kBK * P::kBN;
-    uint32_t a[2][P::kMI][4], b[2][P::kNI][2];  // fragments of k-step ks and ks+1
-    load_fragments<P>(a[0], b[0], tA, tB, 0, wm, wn, lane);
+  if constexpr (!P::kPrefetch) {
+    // region: pipeline
+    // Tiles 0 .. kStages-2 in flight before the first multiply; one commit group per tile, empty
+    // groups past the last tile, so "tile kt has landed" is always "at most kStages-2 groups pending".
 #pragma unroll
-    for (int ks = 0; ks < P::kKSteps; ++ks) {
-      if (ks + 1 < P::kKSteps) load_fragments<P>(a[(ks + 1) % 2], b[(ks + 1) % 2], tA, tB, ks + 1, wm, wn, lane);
-#pragma unroll
-      for (int mi = 0; mi < P::kMI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < P::kNI; ++ni)
-          mma_16816(acc[mi][ni], a[ks % 2][mi], b[ks % 2][ni][0], b[ks % 2][ni][1]);
+    for (int s = 0; s < P::kStages - 1; ++s) {
+      if (s < tiles_k) load_stage(s, s);
+      cp_async_commit();
     }
+    for (int kt = 0; kt < tiles_k; ++kt) {
+      cp_async_wait<P::kStages - 2>();  // this thread's copies of tile kt have landed...
+      __syncthreads();                  // ...and everyone's; everyone is also done with tile kt-1
+      const int next = kt + P::kStages - 1;  // refill the stage tile kt-1 used
+      if (next < tiles_k) load_stage(next % P::kStages, next);
+      cp_async_commit();
+
+      const __half* tA = sA + (kt % P::kStages) * P::kBM * P::kBK;
+      const __half* tB = sB + (kt % P::kStages) * P::kBK * P::kBN;
+      uint32_t a[2][P::kMI][4], b[2][P::kNI][2];  // fragments of k-step ks and ks+1
+      load_fragments<P>(a[0], b[0], tA, tB, 0, wm, wn, lane);
+#pragma unroll
+      for (int ks = 0; ks < P::kKSteps; ++ks) {
+        if (ks + 1 < P::kKSteps) load_fragments<P>(a[(ks + 1) % 2], b[(ks + 1) % 2], tA, tB, ks + 1, wm, wn, lane);
+#pragma unroll
+        for (int mi = 0; mi < P::kMI; ++mi)
+#pragma unroll
+          for (int ni = 0; ni < P::kNI; ++ni)
+            mma_16816(acc[mi][ni], a[ks % 2][mi], b[ks % 2][ni][0], b[ks % 2][ni][1]);
+      }
+    }
+    // endregion: pipeline
+  } else {
+    // region: pipeline-prefetch
+    // As above, but the barrier that releases tile kt+1 comes before tile kt's last k-step, so the
+    // first fragments of tile kt+1 load while the tensor cores finish tile kt: no k-step starts
+    // with an ldmatrix it has to wait for.
+#pragma unroll
+    for (int s = 0; s < P::kStages - 1; ++s) {
+      if (s < tiles_k) load_stage(s, s);
+      cp_async_commit();
+    }
+    cp_async_wait<P::kStages - 2>();
+    __syncthreads();
+    uint32_t a[2][P::kMI][4], b[2][P::kNI][2];
+    if (tiles_k > 0) load_fragments<P>(a[0], b[0], sA, sB, 0, wm, wn, lane);
+    for (int kt = 0; kt < tiles_k; ++kt) {
+      const int next = kt + P::kStages - 1;  // the stage of tile kt-1: released by the last barrier
+      if (next < tiles_k) load_stage(next % P::kStages, next);
+      cp_async_commit();
+      const __half* tA = sA + (kt % P::kStages) * P::kBM * P::kBK;
+      const __half* tB = sB + (kt % P::kStages) * P::kBK * P::kBN;
+#pragma unroll
+      for (int ks = 0; ks < P::kKSteps; ++ks) {
+        if (ks + 1 < P::kKSteps) {
+          load_fragments<P>(a[(ks + 1) % 2], b[(ks + 1) % 2], tA, tB, ks + 1, wm, wn, lane);
+        } else {
+          cp_async_wait<P::kStages - 2>();  // tile kt+1 has landed, and every warp has read
+          __syncthreads();                  // tile kt's last fragments
+          const int s1 = (kt + 1) % P::kStages;
+          if (kt + 1 < tiles_k)
+            load_fragments<P>(a[0], b[0], sA + s1 * P::kBM * P::kBK, sB + s1 * P::kBK * P::kBN, 0, wm, wn, lane);
+        }
+#pragma unroll
+        for (int mi = 0; mi < P::kMI; ++mi)
+#pragma unroll
+          for (int ni = 0; ni < P::kNI; ++ni)
+            mma_16816(acc[mi][ni], a[ks % 2][mi], b[ks % 2][ni][0], b[ks % 2][ni][1]);
+      }
+    }
+    // endregion: pipeline-prefetch
   }
   cp_async_wait<0>();  // no copy may still be writing shared memory when the block exits
-  // endregion: pipeline
 
   const bool vec_c = N % 2 == 0 && aligned_to(C, 8);
 #pragma unroll
