@@ -151,6 +151,7 @@ __device__ uint4 ragged_chunk(const __half* g, int ld, int gr, int gc, int rows,
   return u.v;
 }
 
+// region: load-tile
 // Copy the ROWS × (8·CHUNKS) tile at (row0, col0) of a rows×cols matrix into shared memory, one
 // 16-byte chunk per thread per pass, zeros outside the matrix. VEC: rows are 16-byte aligned, so a
 // chunk is either wholly inside the matrix or wholly outside.
@@ -168,7 +169,9 @@ __device__ __forceinline__ void load_tile(__half* tile, const __half* g, int row
     *reinterpret_cast<uint4*>(tile + 8 * Layout::at(r, c)) = v;
   }
 }
+// endregion: load-tile
 
+// region: load-tile-async
 // The same with cp.async: whole chunks in flight without registers, chunks outside the matrix
 // zero-filled by the copy itself.
 template <int ROWS, int CHUNKS, int THREADS, class Layout, bool VEC>
@@ -189,6 +192,7 @@ __device__ __forceinline__ void load_tile_async(__half* tile, const __half* g, i
     }
   }
 }
+// endregion: load-tile-async
 
 // Store one lane's pair of C values (row, col) and (row, col + 1), each only if inside C.
 __device__ __forceinline__ void store_pair(float* C, int M, int N, int row, int col, float x, float y, bool vec) {
@@ -213,6 +217,7 @@ constexpr int THREADS = 32 * WARPS_M * WARPS_N;
 constexpr int A_CHUNKS = BK / 8, B_CHUNKS = BN / 8;    // 16-byte chunks per tile row: 4 and 16
 // endregion: mma-config
 
+// region: mma-kernel
 template <template <int> class Layout, bool VEC>
 __global__ void __launch_bounds__(THREADS)
     hgemm_mma_kernel(const __half* A, const __half* B, float* C, int M, int N, int K) {
@@ -272,6 +277,7 @@ __global__ void __launch_bounds__(THREADS)
   }
   // endregion: mma-epilogue
 }
+// endregion: mma-kernel
 
 // ---- steps 4 to 6: a cp.async pipeline of STAGES tiles, larger warp tiles, block order for L2 ----
 
