@@ -265,6 +265,11 @@ int mode_check() {
     const Reference ref(p, size_t(s.M) * s.N > 300000 ? 4096 : 0);
     for (const Variant& v : ladder()) report(v.name, s, run_and_check(v.run, p, ref));
     report("cublas", s, run_and_check(cublas_f32out, p, ref));
+    if (s.M % 16 == 0 && s.N % 16 == 0 && s.K % 16 == 0) {  // the learner's contract
+      std::vector<std::pair<const char*, HgemmFn>> learner;
+      g1_learner_variants(learner);
+      for (const auto& [name, fn] : learner) report(name, s, run_and_check(fn, p, ref));
+    }
     // The sweep's configurations take only the aligned path.
     if (s.K % 8 == 0 && s.N % 8 == 0)
       for (const SweepConfig& c : sweep_configs()) report(std::string("sweep_") + c.name, s, run_and_check(c.run, p, ref));

@@ -3,6 +3,7 @@
 
 #include <cuda_fp16.h>
 
+#include <utility>
 #include <vector>
 
 using HgemmFn = void (*)(const __half* A, const __half* B, float* C, int M, int N, int K);
@@ -21,3 +22,6 @@ void g1_sweep_group_1(std::vector<SweepConfig>& out);
 void g1_sweep_group_2(std::vector<SweepConfig>& out);
 void g1_sweep_group_3(std::vector<SweepConfig>& out);
 void g1_sweep_group_4(std::vector<SweepConfig>& out);
+
+// The golden cases' base learner file (benchmarks/g1_learner.cu): M, N, K multiples of 16 only.
+void g1_learner_variants(std::vector<std::pair<const char*, HgemmFn>>& out);

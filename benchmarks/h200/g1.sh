@@ -2,8 +2,8 @@
 # G1 (GEMM on tensor cores, problem 84) on one H200, in one run of about 3 minutes:
 #   1. build benchmarks/g1_bench.cu (the reference's ladder, cuBLAS, the mma.sync probe) and the five
 #      sweep groups of benchmarks/g1_sweep.cu in parallel, for sm_90, with -Xptxas -v;
-#   2. check: every ladder rung and every sweep configuration against a float64 host reference
-#      (odd shapes, K = 8192, all-ones exactness);
+#   2. check: every ladder rung, every sweep configuration and the golden cases' base learner file
+#      (benchmarks/g1_learner.cu) against a float64 host reference (odd shapes, K = 8192, all ones);
 #   3. peak: mma.sync m16n8k16 (f32 accumulate) throughput with operands in registers;
 #   4. time: the ladder and cublasGemmEx (f16 in, f32 out) at 4096³, 4096×2048×1024, 8192³, 2048³;
 #   5. sweep: every configuration of the pipelined kernel at 4096³, 4096×2048×1024 and 8192³;
@@ -39,9 +39,11 @@ for g in 0 1 2 3 4; do
 done
 ( $NVCC -c benchmarks/g1_bench.cu -o "$W/bench.o" > "$W/ptxas_bench.txt" 2>&1 \
     || failed "g1_bench.cu did not compile (see ptxas_bench.txt)" ) &
+( $NVCC -c benchmarks/g1_learner.cu -o "$W/learner.o" > "$W/ptxas_learner.txt" 2>&1 \
+    || failed "g1_learner.cu did not compile (see ptxas_learner.txt)" ) &
 wait
 BENCH="$W/g1_bench"
-nvcc -arch=sm_90 "$W"/bench.o "$W"/sweep?.o -lcublas -o "$BENCH" > "$W/link.txt" 2>&1 || failed "link (see link.txt)"
+nvcc -arch=sm_90 "$W"/bench.o "$W"/learner.o "$W"/sweep?.o -lcublas -o "$BENCH" > "$W/link.txt" 2>&1 || failed "link (see link.txt)"
 # One line per kernel: the ladder from the bench, the aligned pipelined kernels from the sweep groups.
 ptxas_lines() { grep -h -E "Compiling entry|registers|spill" "$@" | paste - - - | sed -E 's/ptxas info *: //g'; }
 { ptxas_lines "$W/ptxas_bench.txt"; ptxas_lines "$W"/ptxas_sweep?.txt | grep 'pipelined_kernel.*Lb1EE'; } \
