@@ -79,6 +79,14 @@ METRICS=(
   sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
   sm__inst_executed_pipe_tensor_op_hmma.sum
   smsp__inst_executed_op_ldsm.sum
+  smsp__inst_executed_pipe_tensor_op_hmma.sum
+  smsp__sass_inst_executed_op_ldsm.sum
+  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum
+  smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum
+  smsp__sass_inst_executed_op_ldgsts.sum
+  smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum
+  l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum
+  l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum
   l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
   l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum
   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
