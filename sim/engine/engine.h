@@ -119,6 +119,8 @@ class Module {
   static std::unique_ptr<Module> parse(const std::string& ptx_text);
 
   virtual bool has_kernel(const std::string& name) const = 0;
+  // Why the kernel cannot run ("unsupported PTX: `instruction` (PTX line N): reason"), or "" when it can.
+  virtual std::string unsupported(const std::string& name) const { (void)name; return ""; }
   // Sizes in bytes of a kernel's parameters, in order.
   virtual std::vector<uint64_t> param_sizes(const std::string& kernel) const = 0;
   // Allocate and initialise the module's .global/.const variables in `memory` (once).

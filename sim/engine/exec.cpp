@@ -32,17 +32,18 @@ Dim3 thread_of(const Dim3& block, uint32_t linear) {
   return t;
 }
 
-// Distinct 32-byte sectors touched by the active lanes.
-uint32_t distinct_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes) {
+// Distinct 32-byte sectors touched by the active lanes (each reading `bytes`, or lane_bytes[l]).
+uint32_t distinct_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes, const uint8_t* lane_bytes = nullptr) {
+  auto size = [&](int l) { return lane_bytes ? uint32_t(lane_bytes[l]) : bytes; };
   uint64_t lo = ~0ull, hi = 0;
   each_lane(m, [&](int l) {
     lo = std::min(lo, addr[l] >> 5);
-    hi = std::max(hi, (addr[l] + bytes - 1) >> 5);
+    hi = std::max(hi, (addr[l] + size(l) - 1) >> 5);
   });
   if (hi - lo < 256) {
     uint64_t bits[4] = {0, 0, 0, 0};
     each_lane(m, [&](int l) {
-      for (uint64_t s = addr[l] >> 5, e = (addr[l] + bytes - 1) >> 5; s <= e; ++s) bits[(s - lo) >> 6] |= 1ull << ((s - lo) & 63);
+      for (uint64_t s = addr[l] >> 5, e = (addr[l] + size(l) - 1) >> 5; s <= e; ++s) bits[(s - lo) >> 6] |= 1ull << ((s - lo) & 63);
     });
     return uint32_t(__builtin_popcountll(bits[0]) + __builtin_popcountll(bits[1]) + __builtin_popcountll(bits[2]) +
                     __builtin_popcountll(bits[3]));
@@ -50,7 +51,7 @@ uint32_t distinct_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes) {
   uint64_t s[64];
   int n = 0;
   each_lane(m, [&](int l) {
-    for (uint64_t a = addr[l] >> 5, e = (addr[l] + bytes - 1) >> 5; a <= e && n < 64; ++a) s[n++] = a;
+    for (uint64_t a = addr[l] >> 5, e = (addr[l] + size(l) - 1) >> 5; a <= e && n < 64; ++a) s[n++] = a;
   });
   std::sort(s, s + n);
   return uint32_t(std::unique(s, s + n) - s);
@@ -151,8 +152,8 @@ static const char* op_name(const Instr& in, Access kind) {
   return kind == Access::Load ? "ld" : "st";
 }
 
-bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access kind) {
-  Space s = in.space;
+bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access kind, Space space, const uint8_t* lane_bytes) {
+  Space s = space == Space(0xff) ? in.space : space;
   const int first = __builtin_ctz(m);
   if (s == Space::Generic) {
     auto space_of = [](uint64_t a) {
@@ -168,8 +169,10 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
     uint64_t window = s == Space::Shared ? kSharedWindow : s == Space::Local ? kLocalWindow : 0;
     if (window) each_lane(m, [&](int l) { addr[l] -= window; });
   }
+  // A .shared address is 32 bits wide: [%r + 1536] wraps like the register arithmetic before it.
+  if (s == Space::Shared && in.space == Space::Shared) each_lane(m, [&](int l) { addr[l] = uint32_t(addr[l]); });
   resolved = s;
-  const char* what = kind == Access::Load ? "load" : kind == Access::Store ? "store" : "atomic";
+  const char* what = kind == Access::Load ? "load" : kind == Access::Store ? "store" : kind == Access::AsyncStore ? "cp.async store" : "atomic";
   // Alignment: every access must be aligned to its own size.
   uint64_t bad_align = 0;
   int bad_lane = -1;
@@ -207,7 +210,8 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
     bool ok = true;
     each_lane(m, [&](int l) {
       if (!ok) return;
-      uint8_t* h = global_ptr(addr[l], bytes);
+      const uint32_t n = lane_bytes ? lane_bytes[l] : bytes;
+      uint8_t* h = global_ptr(addr[l], n);
       if (!h) {
         ok = false;
         const Allocation* al = mem->nearest(addr[l]);
@@ -215,7 +219,7 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
         if (al) {
           int64_t off = int64_t(addr[l] - al->base);
           uint64_t end = al->base + al->size;
-          msg += addr[l] >= end ? ": " + std::to_string(addr[l] + bytes - end) + " bytes past the end of " + al->label
+          msg += addr[l] >= end ? ": " + std::to_string(addr[l] + n - end) + " bytes past the end of " + al->label
                                 : ": offset " + std::to_string(off) + " of " + al->label + " (" + std::to_string(al->size) + " bytes)";
           fail("out-of-bounds", msg, w, l, in);
           err.allocation = al->label;
@@ -231,7 +235,7 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
     if (s == Space::Global) {
       ++c.g_inst;
       ++c.g_requests;
-      c.g_sectors += kind == Access::Atomic ? atomic_sectors(addr, m, bytes) : distinct_sectors(addr, m, bytes);
+      c.g_sectors += kind == Access::Atomic ? atomic_sectors(addr, m, bytes) : distinct_sectors(addr, m, bytes, lane_bytes);
       sample("global", false);
     }
     return true;
@@ -251,58 +255,83 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
     });
     if (!ok) return false;
     // Race check: a word written by another warp, or read by another warp before this write,
-    // since the block's last barrier. Atomics are exempt.
-    if (kind != Access::Atomic) {
-      const uint8_t me = uint8_t(w.id);
-      const int32_t ipc = int32_t(pc);
-      const int nw = int((bytes + 3) / 4);
-      for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        for (int k = 0; k < nw; ++k) {
-          uint32_t word = uint32_t(addr[l] >> 2) + uint32_t(k);
-          RaceWord& r = race[word];
-          int other_warp = -1, other_lane = 0, other_pc = -1;
-          const char* other_what = nullptr;
-          if (r.w_epoch == epoch && r.w_warp != me) {
-            other_warp = r.w_warp, other_lane = r.w_lane, other_pc = r.w_pc, other_what = "wrote";
-          } else if (kind == Access::Store && r.r_epoch == epoch && r.r_warp != me) {
-            other_warp = r.r_warp == kManyWarps ? -2 : r.r_warp, other_lane = r.r_lane, other_pc = r.r_pc, other_what = "read";
+    // since the block's last barrier (atomics are exempt); and any access to a word that a
+    // cp.async will write but that has not landed yet.
+    const uint8_t me = uint8_t(w.id);
+    const int32_t ipc = int32_t(pc);
+    const int nw = int((bytes + 3) / 4);
+    auto var_at = [&](uint64_t off) {
+      std::string var = "shared memory";
+      auto name = [&](const std::vector<SharedVar>& vs) {
+        for (auto& v : vs)
+          if (off >= v.offset && (v.dynamic || off < v.offset + v.size)) var = v.name + " (byte " + std::to_string(off - v.offset) + ")";
+      };
+      name(P->module_shared_vars);
+      name(K->shared_vars);
+      return var;
+    };
+    auto line_of = [&](int32_t opc) { return opc >= 0 ? P->lines[P->code[opc].line_id].line : 0; };
+    for (uint32_t mm = m; mm; mm &= mm - 1) {
+      int l = __builtin_ctz(mm);
+      for (int k = 0; k < nw; ++k) {
+        uint32_t word = uint32_t(addr[l] >> 2) + uint32_t(k);
+        RaceWord& r = race[word];
+        if (r.a_pc >= 0) {
+          const uint64_t off = uint64_t(word) * 4;
+          const std::string var = var_at(off);
+          const bool mine = r.a_warp == me && r.a_lane == l;
+          const std::string who = mine ? "this thread" : "thread " + dim(thread_of(block, uint32_t(r.a_warp) * 32 + r.a_lane)) +
+                                                            " (warp " + std::to_string(r.a_warp) + ")";
+          const std::string copy = "the cp.async at line " + std::to_string(line_of(r.a_pc)) + " by " + who;
+          fail("shared-race", std::string("shared-memory race on ") + var + ": this " + what + " by warp " + std::to_string(w.id) +
+                                  " touches it before " + copy + " has landed (" +
+                                  (mine ? "cp.async.wait_group / wait_all first" : "its thread must wait for the copy's group, then a barrier") + ")",
+               w, l, in);
+          err.address = off;
+          err.allocation = var;
+          err.offset = int64_t(off);
+          err.detail = copy + " has not landed";
+          return false;
+        }
+        if (kind == Access::Atomic) continue;
+        int other_warp = -1, other_lane = 0, other_pc = -1;
+        const char* other_what = nullptr;
+        const bool writes = kind == Access::Store || kind == Access::AsyncStore;
+        if (r.w_epoch == epoch && r.w_warp != me) {
+          other_warp = r.w_warp, other_lane = r.w_lane, other_pc = r.w_pc, other_what = "wrote";
+        } else if (writes && r.r_epoch == epoch && r.r_warp != me) {
+          other_warp = r.r_warp == kManyWarps ? -2 : r.r_warp, other_lane = r.r_lane, other_pc = r.r_pc, other_what = "read";
+        }
+        if (other_what) {
+          const uint64_t off = uint64_t(word) * 4;
+          const std::string var = var_at(off);
+          std::string who = "another warp";
+          int oline = line_of(other_pc);
+          if (other_warp >= 0) {
+            Dim3 t = thread_of(block, uint32_t(other_warp) * 32 + uint32_t(other_lane));
+            who = "thread " + dim(t) + " (warp " + std::to_string(other_warp) + ")";
+          } else if (r.r_warp == kManyWarps) {
+            who = "threads of several warps, first " + dim(thread_of(block, uint32_t(r.r_lane))) ;
           }
-          if (other_what) {
-            std::string var = "shared memory";
-            uint64_t off = uint64_t(word) * 4;
-            auto name = [&](const std::vector<SharedVar>& vs) {
-              for (auto& v : vs)
-                if (off >= v.offset && (v.dynamic || off < v.offset + v.size)) var = v.name + " (byte " + std::to_string(off - v.offset) + ")";
-            };
-            name(P->module_shared_vars);
-            name(K->shared_vars);
-            std::string who = "another warp";
-            int oline = other_pc >= 0 ? P->lines[P->code[other_pc].line_id].line : 0;
-            if (other_warp >= 0) {
-              Dim3 t = thread_of(block, uint32_t(other_warp) * 32 + uint32_t(other_lane));
-              who = "thread " + dim(t) + " (warp " + std::to_string(other_warp) + ")";
-            } else if (r.r_warp == kManyWarps) {
-              who = "threads of several warps, first " + dim(thread_of(block, uint32_t(r.r_lane))) ;
-            }
-            fail("shared-race", std::string("shared-memory race on ") + var + ": this " + what + " by warp " + std::to_string(w.id) +
-                                     " and " + who + " that " + other_what + " it at line " + std::to_string(oline) +
-                                     " with no barrier between",
-                 w, l, in);
-            err.address = off;
-            err.allocation = var;
-            err.offset = int64_t(off);
-            err.detail = who + " " + other_what + " it at line " + std::to_string(oline);
-            return false;
-          }
-          if (kind == Access::Store) {
-            r.w_epoch = epoch, r.w_warp = me, r.w_lane = uint8_t(l), r.w_pc = ipc;
-          } else if (r.r_epoch != epoch) {
-            r.r_epoch = epoch, r.r_warp = me, r.r_lane = uint8_t(l), r.r_pc = ipc;
-          } else if (r.r_warp != me && r.r_warp != kManyWarps) {
-            r.r_lane = uint8_t(r.r_warp * 32 + r.r_lane > 255 ? 0 : r.r_warp * 32 + r.r_lane);
-            r.r_warp = kManyWarps;
-          }
+          fail("shared-race", std::string("shared-memory race on ") + var + ": this " + what + " by warp " + std::to_string(w.id) +
+                                   " and " + who + " that " + other_what + " it at line " + std::to_string(oline) +
+                                   " with no barrier between",
+               w, l, in);
+          err.address = off;
+          err.allocation = var;
+          err.offset = int64_t(off);
+          err.detail = who + " " + other_what + " it at line " + std::to_string(oline);
+          return false;
+        }
+        if (kind == Access::AsyncStore) {
+          r.a_pc = ipc, r.a_warp = me, r.a_lane = uint8_t(l);
+        } else if (kind == Access::Store) {
+          r.w_epoch = epoch, r.w_warp = me, r.w_lane = uint8_t(l), r.w_pc = ipc;
+        } else if (r.r_epoch != epoch) {
+          r.r_epoch = epoch, r.r_warp = me, r.r_lane = uint8_t(l), r.r_pc = ipc;
+        } else if (r.r_warp != me && r.r_warp != kManyWarps) {
+          r.r_lane = uint8_t(r.r_warp * 32 + r.r_lane > 255 ? 0 : r.r_warp * 32 + r.r_lane);
+          r.r_warp = kManyWarps;
         }
       }
     }
@@ -330,6 +359,32 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
   }
   fail("unsupported", "access to this state space", w, first, in);
   return false;
+}
+
+// --------------------------------------------------------------------------------------------
+// cp.async completion: a landed copy writes shared memory and counts as its thread's write from now
+// on, so other warps see it only after a barrier (the ordinary race check).
+
+void Exec::land_copies(Warp& w, uint32_t lanes, int keep) {
+  size_t out = 0;
+  for (size_t i = 0; i < w.copies.size(); ++i) {
+    AsyncCopy& c = w.copies[i];
+    const bool due = (lanes >> c.lane & 1) && (keep < 0 || int64_t(c.group) < int64_t(w.committed[c.lane]) - keep);
+    if (!due) { w.copies[out++] = c; continue; }
+    memcpy(shared + c.dst, c.data, c.bytes);
+    for (uint32_t k = 0; k < (c.bytes + 3u) / 4; ++k) {
+      RaceWord& r = race[c.dst / 4 + k];
+      r.a_pc = -1;
+      r.w_epoch = epoch, r.w_warp = uint8_t(w.id), r.w_lane = c.lane, r.w_pc = c.pc;
+    }
+  }
+  w.copies.resize(out);
+}
+
+void Exec::drop_copies(Warp& w) {
+  for (const AsyncCopy& c : w.copies)
+    for (uint32_t k = 0; k < (c.bytes + 3u) / 4; ++k) race[c.dst / 4 + k].a_pc = -1;
+  w.copies.clear();
 }
 
 // --------------------------------------------------------------------------------------------

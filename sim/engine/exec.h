@@ -35,6 +35,16 @@ struct Frame {
 
 enum class WarpState : uint8_t { Running, AtBarrier, Done };
 
+// A cp.async in flight: its bytes (read from global memory when it was issued) land in shared
+// memory when its thread waits for its group.
+struct AsyncCopy {
+  uint32_t group;               // the lane's commit count when it was issued
+  uint32_t dst;                 // shared-memory offset
+  int32_t pc;
+  uint8_t lane, bytes;
+  uint8_t data[16];
+};
+
 struct Warp {
   uint64_t* base[3];            // kSlotReg (current frame), kSlotConst, kSlotSpecial
   std::vector<uint64_t> regfile;
@@ -48,6 +58,8 @@ struct Warp {
   int32_t bar_pc = -1;
   uint32_t bar_id = 0;
   uint64_t insts = 0;
+  std::vector<AsyncCopy> copies;  // cp.async not yet landed, in issue order
+  uint32_t committed[32] = {};    // cp.async.commit_group count per lane
 
   uint64_t* reg(uint16_t slot) { return base[slot >> 14] + uint32_t(slot & kSlotIndex) * 32; }
   const uint64_t* src(uint16_t slot) const { return base[slot >> 14] + uint32_t(slot & kSlotIndex) * 32; }
@@ -69,11 +81,14 @@ struct SampleSlot {
   WarpAccessSample sample;
 };
 
-// Last writer / reader of one 4-byte shared word, for the race check.
+// Last writer / reader of one 4-byte shared word, for the race check; and the cp.async that will
+// write it, while that copy has not landed (a_pc >= 0).
 struct RaceWord {
   uint32_t w_epoch = 0, r_epoch = 0;
   int32_t w_pc = -1, r_pc = -1;
   uint8_t w_warp = 0, w_lane = 0, r_warp = 0, r_lane = 0;
+  int32_t a_pc = -1;
+  uint8_t a_warp = 0, a_lane = 0;
 };
 constexpr uint8_t kManyWarps = 0xff;
 
@@ -82,7 +97,8 @@ struct TranslateCache {
   uint8_t* host = nullptr;
 };
 
-enum class Access : uint8_t { Load, Store, Atomic };
+// AsyncStore: the shared side of cp.async; it marks the words pending instead of written.
+enum class Access : uint8_t { Load, Store, Atomic, AsyncStore };
 
 // One block in flight on one host thread.
 struct Exec {
@@ -111,7 +127,14 @@ struct Exec {
 
   // Resolve the addresses of one warp-level access (addresses already in addr[]), run the checks,
   // count it, and fill hptr[]. Returns false (and sets err) when the access is illegal.
-  bool access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access kind);
+  // `space` overrides the instruction's state space (cp.async has two); `lane_bytes`, when given,
+  // is what each lane really reads (cp.async's src-size), for the bounds check and the sectors.
+  bool access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access kind, Space space = Space(0xff),
+              const uint8_t* lane_bytes = nullptr);
+  // cp.async bookkeeping: land the lane's copies of groups older than its newest `keep` committed
+  // ones (all of them when keep < 0), or every copy of the warp (block end).
+  void land_copies(Warp& w, uint32_t lanes, int keep);
+  void drop_copies(Warp& w);
   void fail(const std::string& kind, const std::string& msg, Warp& w, int lane, const Instr& in);
   void vprintf(Warp& w, const Instr& in, uint32_t m, const CallSite& cs);
   uint8_t* global_ptr(uint64_t a, uint64_t size);

@@ -86,6 +86,8 @@ struct Launch {
     w.state = w.launched ? WarpState::Running : WarpState::Done;
     w.bar_pc = -1;
     w.insts = 0;
+    w.copies.clear();
+    std::fill(std::begin(w.committed), std::end(w.committed), 0u);
   }
 
   // Runs one warp until it waits at a barrier, finishes, or fails.
@@ -316,6 +318,8 @@ struct Launch {
       for (uint32_t i = 0; i < nwarps; ++i)
         if (wk.warps[i].state == WarpState::AtBarrier) wk.warps[i].state = WarpState::Running;
     }
+    // Copies never waited for leave no marks for the next block's race check.
+    for (uint32_t i = 0; i < nwarps; ++i) x.drop_copies(wk.warps[i]);
     if (!x.printf_out.empty()) wk.printf_out.push_back({b, std::move(x.printf_out)});
     if (x.failed && b < wk.error_block) {
       wk.has_error = true;
@@ -350,13 +354,42 @@ const char* kMetricNames[] = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum", "smsp__inst_executed_op_shared_atom.sum",
-    "smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_global_st.sum", "smsp__inst_executed.sum"};
+    "smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_global_st.sum", "smsp__inst_executed.sum",
+    // tensor-core programs (sim/engine/README.md, "Tensor cores")
+    "smsp__inst_executed_pipe_tensor_op_hmma.sum",
+    "smsp__sass_inst_executed_op_ldsm.sum", "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
+    "smsp__sass_inst_executed_op_stsm.sum", "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
+    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum",
+    "smsp__sass_inst_executed_op_ldgsts.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"};
 
 // The Nsight Compute metrics one instruction contributes.
 void instr_metrics(const Instr& in, const InstrCounters& c, Metrics& m) {
   if (!c.executed) return;
   m["smsp__inst_executed.sum"] += c.executed;
+  if (in.flags & kTensor) m["smsp__inst_executed_pipe_tensor_op_hmma.sum"] += c.executed * in.vec;
   if (in.cls != kMem) return;
+  auto shared = [&](const char* op) {  // LDSM, STSM, LDGSTS: SASS-level names
+    const std::string o = op;
+    m["smsp__sass_inst_executed_op_" + o + ".sum"] += c.s_inst;
+    m["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_" + o + ".sum"] += c.s_wavefronts;
+    m["smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_" + o + ".sum"] += c.s_wavefronts - c.s_ideal;
+  };
+  if (in.memop == kOpLdsm) { shared("ldsm"); return; }
+  if (in.memop == kOpStsm) { shared("stsm"); return; }
+  if (in.memop == kOpLdgsts) {
+    const std::string cache = (in.flags & kBypass) ? "bypass" : "access";
+    m["l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_" + cache + ".sum"] += c.g_requests;
+    m["l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_" + cache + ".sum"] += c.g_sectors;
+    m["smsp__sass_inst_executed_op_ldgsts.sum"] += c.s_inst;
+    m["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"] += c.s_wavefronts;
+    m["smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"] += c.s_wavefronts - c.s_ideal;
+    return;
+  }
   static const char* ops[] = {"ld", "st", "atom", "red"};
   const std::string op = ops[in.memop];
   if (c.g_inst) {
@@ -365,7 +398,9 @@ void instr_metrics(const Instr& in, const InstrCounters& c, Metrics& m) {
     if (in.memop <= kOpSt) m["smsp__inst_executed_op_global_" + op + ".sum"] += c.g_inst;
   }
   if (c.s_inst) {
-    if (in.memop >= kOpAtom) {
+    if (in.flags & kMatrixLoad) {  // wmma.load.a/.b from shared memory: one LDSM
+      shared("ldsm");
+    } else if (in.memop >= kOpAtom) {
       m["smsp__inst_executed_op_shared_atom.sum"] += c.s_inst;
     } else {
       m["smsp__inst_executed_op_shared_" + op + ".sum"] += c.s_inst;
@@ -385,6 +420,10 @@ class PtxModule : public Module {
     return nullptr;
   }
   bool has_kernel(const std::string& name) const override { return kernel(name) != nullptr; }
+  std::string unsupported(const std::string& name) const override {
+    const Function* k = kernel(name);
+    return k ? k->unsupported : "";
+  }
   std::vector<uint64_t> param_sizes(const std::string& name) const override {
     const Function* k = kernel(name);
     if (!k) throw std::runtime_error("no kernel named " + name);
