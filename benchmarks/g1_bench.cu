@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "../staging/g1/solutions/g1_hgemm.cu"
+#include "../solutions/g1_hgemm.cu"
 #include "g1_bench.h"
 
 #define CK(x)                                                                                 \

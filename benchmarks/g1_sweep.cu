@@ -12,7 +12,7 @@
 #define hgemm_mma_unswizzled G1_CAT(g1_sweep_mma_unswizzled_, G1_SWEEP_GROUP)
 #define hgemm_cp_async G1_CAT(g1_sweep_cp_async_, G1_SWEEP_GROUP)
 #define hgemm_multistage G1_CAT(g1_sweep_multistage_, G1_SWEEP_GROUP)
-#include "../staging/g1/solutions/g1_hgemm.cu"
+#include "../solutions/g1_hgemm.cu"
 
 namespace {
 

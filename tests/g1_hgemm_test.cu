@@ -353,7 +353,7 @@ TEST_P(Hgemm, MatchesHostReference) {
   const std::vector<float> got = run_gemm(c.variant.fn, c.dims, c.fill);
   if (HasFailure()) return;
   EXPECT_TRUE(check_product(got, c.dims, c.fill))
-      << "hgemm_" << c.variant.name << ": C = A·B with A " << c.dims.M << "x" << c.dims.K << ", B " << c.dims.K
+      << "hgemm_" << c.variant.name << ": C = A*B with A " << c.dims.M << "x" << c.dims.K << ", B " << c.dims.K
       << "x" << c.dims.N << (c.fill == Fill::normal ? "" : ", integer inputs: the sums must be exact");
 }
 
