@@ -12,7 +12,8 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 # The figures the page knows how to draw; a marker naming another one is shown as a note, not dropped.
 FIGURES = ("bank-map", "tile-stages", "warp-lens",      # C3
-           "reduction-tree", "shuffle-butterfly")      # C2
+           "reduction-tree", "shuffle-butterfly",      # C2
+           "fragment-layout", "swizzle-bank-map")      # G1
 MARKER = re.compile(r"^\s*<!--\s*figure:\s*([A-Za-z0-9_-]+)\s*-->\s*$")
 # `<!-- excerpt: FILE A-B -->` above a code block says where the code comes from; the page shows it.
 EXCERPT = re.compile(r"^\s*<!--\s*excerpt:\s*(\S+)\s+(\d+)-(\d+)\s*-->\s*$")

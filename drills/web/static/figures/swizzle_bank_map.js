@@ -38,7 +38,9 @@
     function draw() {
       const chunks = TILES[state.tile].chunks, rows = 8;
       const shown = Math.min(chunks, 16), cell = 30, top = 24, left = 28;
-      const svg = D.svg("svg", { viewBox: "0 0 " + (left + shown * cell + 8) + " " + (top + rows * cell + 8),
+      const vbW = left + shown * cell + 8;
+      // Never drawn larger than life: four chunks would otherwise fill the pane with huge cells.
+      const svg = D.svg("svg", { viewBox: "0 0 " + vbW + " " + (top + rows * cell + 8), style: "max-width: " + Math.round(vbW * 1.4) + "px",
         class: "swizzle-bank-map", role: "img", "aria-label": D.t("sw_title") });
       for (let c = 0; c < shown; c++)
         svg.appendChild(D.svg("text", { x: left + c * cell + cell / 2, y: top - 6, "font-size": 10, "text-anchor": "middle", class: "axis", text: c }));
