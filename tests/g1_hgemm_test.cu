@@ -160,7 +160,11 @@ const Reference& reference(const Dims& d, Fill fill) {
   return cache.emplace(std::make_pair(d, fill), std::move(r)).first->second;
 }
 
-double bound(double abs_sum, int K) { return K * std::ldexp(1.0, -22) * abs_sum; }
+// The manifest's tolerance (CMake passes it): dot_factor * K * 2^-24 * sum_k |a_ik * b_kj|.
+#ifndef DRILLS_DOT_FACTOR
+#error "DRILLS_DOT_FACTOR: the manifest's tolerance.dot_factor, passed by CMake"
+#endif
+double bound(double abs_sum, int K) { return DRILLS_DOT_FACTOR * K * std::ldexp(1.0, -24) * abs_sum; }
 
 bool within(double got, double want, double abs_sum, int K) { return std::fabs(got - want) <= bound(abs_sum, K); }
 

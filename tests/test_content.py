@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import pytest
 
-from drills import ROOT, catalog
+from drills import ROOT, manifest
 from drills import content_refs as cr
 
 
@@ -66,7 +66,7 @@ OPS_COLS = {"锚点 ms": "time", "锚点 GB/s": "rate"}  # chapter column -> anc
 # Chapters that quote code by named region (`<!-- region: PATH#NAME -->`, issue 17) instead of by line
 # numbers: the region checker checks them, not the line-number checks below.
 REGION_CHAPTERS = {"content/g1.md"}
-CHAPTERS = sorted({p.content for p in catalog.load().values()} - REGION_CHAPTERS)
+CHAPTERS = sorted({p.content for p in manifest.load().values()} - REGION_CHAPTERS)
 NAME = {c: c.removeprefix("content/") for c in CHAPTERS}
 MD = {c: (ROOT / c).read_text(encoding="utf-8") for c in CHAPTERS}
 REFS = {c: cr.find_refs(MD[c]) for c in CHAPTERS}
