@@ -83,13 +83,16 @@ std::vector<Variant> ladder() {
           {"fast", hgemm_fast}};
 }
 
+// Built with -DG1_NO_SWEEP (LIGHT=1 in benchmarks/h200/g1.sh), the bench has no sweep groups.
 std::vector<SweepConfig> sweep_configs() {
   std::vector<SweepConfig> v;
+#ifndef G1_NO_SWEEP
   g1_sweep_group_0(v);
   g1_sweep_group_1(v);
   g1_sweep_group_2(v);
   g1_sweep_group_3(v);
   g1_sweep_group_4(v);
+#endif
   return v;
 }
 

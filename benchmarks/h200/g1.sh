@@ -12,6 +12,8 @@
 # Results go to $OUT/g1/: summary.txt (the tables) and g1_all.tar.gz (every CSV and log).
 # A failing step is reported and the rest still run.
 #   OUT=/tmp/out bash benchmarks/h200/g1.sh
+# LIGHT=1: only steps 1 (without the sweep groups), 2 and 4: the final reference's correctness and its
+# ladder against cuBLAS, in well under a minute.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-/tmp/out}
@@ -20,6 +22,7 @@ W=$(mktemp -d /tmp/g1.XXXXXX)
 mkdir -p "$D"
 cd "$ROOT"
 JOBS=$(nproc 2>/dev/null || echo 4)
+LIGHT=${LIGHT:-0}
 status() { echo "== $* ($(date +%T))" | tee -a "$W/steps.txt"; }
 failed() { echo "!! FAILED: $*" | tee -a "$W/steps.txt"; }
 
@@ -33,17 +36,20 @@ status "environment"
 
 status "build (sm_90, -O3, ptxas -v)"
 NVCC="nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -Xptxas -v"
-for g in 0 1 2 3 4; do
+SWEEP_GROUPS="0 1 2 3 4"; BENCH_FLAGS=""
+[ "$LIGHT" = 1 ] && { SWEEP_GROUPS=""; BENCH_FLAGS="-DG1_NO_SWEEP"; }
+for g in $SWEEP_GROUPS; do
   ( $NVCC -DG1_SWEEP_GROUP=$g -c benchmarks/g1_sweep.cu -o "$W/sweep$g.o" > "$W/ptxas_sweep$g.txt" 2>&1 \
       || failed "sweep group $g did not compile (see ptxas_sweep$g.txt)" ) &
 done
-( $NVCC -c benchmarks/g1_bench.cu -o "$W/bench.o" > "$W/ptxas_bench.txt" 2>&1 \
+( $NVCC $BENCH_FLAGS -c benchmarks/g1_bench.cu -o "$W/bench.o" > "$W/ptxas_bench.txt" 2>&1 \
     || failed "g1_bench.cu did not compile (see ptxas_bench.txt)" ) &
 ( $NVCC -c benchmarks/g1_learner.cu -o "$W/learner.o" > "$W/ptxas_learner.txt" 2>&1 \
     || failed "g1_learner.cu did not compile (see ptxas_learner.txt)" ) &
 wait
 BENCH="$W/g1_bench"
-nvcc -arch=sm_90 "$W"/bench.o "$W"/learner.o "$W"/sweep?.o -lcublas -o "$BENCH" > "$W/link.txt" 2>&1 || failed "link (see link.txt)"
+nvcc -arch=sm_90 "$W"/bench.o "$W"/learner.o $(ls "$W"/sweep?.o 2>/dev/null) -lcublas -o "$BENCH" > "$W/link.txt" 2>&1 \
+  || failed "link (see link.txt)"
 # One line per kernel: the ladder from the bench, the aligned pipelined kernels from the sweep groups.
 ptxas_lines() { grep -h -E "Compiling entry|registers|spill" "$@" | paste - - - | sed -E 's/ptxas info *: //g'; }
 { ptxas_lines "$W/ptxas_bench.txt"; ptxas_lines "$W"/ptxas_sweep?.txt | grep 'pipelined_kernel.*Lb1EE'; } \
@@ -58,12 +64,17 @@ command -v cuobjdump > /dev/null && cuobjdump -sass "$W/bench.o" > "$W/bench.sas
 status "check against the float64 host reference"
 "$BENCH" check > "$W/check.csv" 2> "$W/check.err" || failed "check (see check.csv: rows with bad > 0)"
 
+if [ "$LIGHT" != 1 ]; then
 status "mma.sync peak"
 "$BENCH" peak > "$W/peak.csv" 2> "$W/peak.err" || failed "peak"
+
+fi
 
 status "time the ladder against cuBLAS"
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv,noheader >> "$W/env.txt" 2>&1
 "$BENCH" time > "$W/time.csv" 2> "$W/time.err" || failed "time"
+
+if [ "$LIGHT" != 1 ]; then
 
 status "tuning sweep"
 "$BENCH" sweep > "$W/sweep.csv" 2> "$W/sweep.err" || failed "sweep"
@@ -134,6 +145,8 @@ if command -v compute-sanitizer > /dev/null; then
 else
   failed "compute-sanitizer not found"
 fi
+
+fi  # LIGHT
 
 status "summary"
 python3 benchmarks/g1_summary.py "$W" > "$W/summary.txt" 2>&1 || failed "summary"
