@@ -29,7 +29,7 @@ MANIFEST = ROOT / MANIFEST_NAME
 VERSION = 1
 SEVERITIES = ("fail", "note")
 # The per-line ops a rule may name: drills/pipeline/counters.py OPS (kept in step by a test).
-OPS = ("global_ld", "global_st", "shared_ld", "shared_st")
+OPS = ("global_ld", "global_st", "shared_ld", "shared_st", "shared_ldsm")
 FIGURES_DIR = Path(__file__).resolve().parent / "web" / "static" / "figures"
 
 
@@ -46,15 +46,17 @@ Identifier = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]     # C+
 
 
 def _shape(value):
+    """"ROWSxCOLS" for a matrix or vector, "MxNxK" for a GEMM."""
     if isinstance(value, str):
-        m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", value)
+        m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*(?:[xX]\s*(\d+)\s*)?", value)
         if not m:
-            raise ValueError(f"shape {value!r} is not ROWSxCOLS")
-        value = (int(m[1]), int(m[2]))
+            raise ValueError(f"shape {value!r} is not ROWSxCOLS or MxNxK")
+        value = tuple(int(g) for g in m.groups() if g is not None)
     return value
 
 
-Shape = Annotated[tuple[Annotated[int, Field(gt=0)], Annotated[int, Field(gt=0)]], BeforeValidator(_shape)]
+_Dim = Annotated[int, Field(gt=0)]
+Shape = Annotated[tuple[_Dim, _Dim] | tuple[_Dim, _Dim, _Dim], BeforeValidator(_shape)]
 
 
 class Text(_Strict):
@@ -73,6 +75,9 @@ class Tolerance(_Strict):
     atol: Annotated[float, Field(ge=0)] = 0.0
     # Float sums only: |got - exact| <= (sum_factor * sqrt(n) * sum|x| + |sum|) * 2^-24 (DRILLS_SUM_FACTOR).
     sum_factor: Annotated[float, Field(gt=0)] | None = None
+    # Dot products of length K (a GEMM): |got - exact| <= dot_factor * K * 2^-24 * sum_k |a_k b_k|
+    # (DRILLS_DOT_FACTOR).
+    dot_factor: Annotated[float, Field(gt=0)] | None = None
 
 
 class Perf(_Strict):
@@ -81,6 +86,12 @@ class Perf(_Strict):
     variants: list[Identifier]
     bound: Identifier
     torch: str = ""          # PyTorch's version of the operation, an expression in x and y
+    # The bound is timed by the C ABI library itself (a vendor library it opens at run time, such as
+    # cuBLAS), not an entry point of the reference.
+    bound_in_library: bool = False
+    # What drills_time_variant reports per call: bytes moved (a bandwidth, with cudaMemcpy as a second
+    # ceiling) or floating-point operations (a rate; no cudaMemcpy ceiling).
+    unit: Literal["bytes", "flops"] = "bytes"
 
 
 TIERS = {"bronze": 50.0, "silver": 80.0, "gold": 90.0}
@@ -194,7 +205,8 @@ class Problem(_Strict):
             if c.probe.entry not in entries:
                 raise ValueError(f"checks[{i}].probe.entry: {c.probe.entry!r} is not an entry point")
         if self.perf:
-            for i, v in enumerate([*self.perf.variants, self.perf.bound]):
+            named = [*self.perf.variants] + ([] if self.perf.bound_in_library else [self.perf.bound])
+            for i, v in enumerate(named):
                 if v not in entries:
                     raise ValueError(f"perf: {v!r} is not an entry point")
         if self.scoring.perf_variant and self.scoring.perf_variant not in entries:
@@ -339,7 +351,7 @@ def find(problems: dict[int, Problem], key: str | int) -> Problem:
 
 
 def _shapes_arg(shapes) -> str:
-    return ",".join(f"{m}x{n}" for m, n in shapes)
+    return ",".join("x".join(str(d) for d in shape) for shape in shapes)
 
 
 def cmake_text(problems: dict[int, Problem]) -> str:
@@ -351,7 +363,7 @@ def cmake_text(problems: dict[int, Problem]) -> str:
             f'add_drill({p.number} {p.slug} MINE "{p.mine}" SOLUTION "{p.solution}" '
             f'TEST "{p.gtest}" CAPI "{p.capi}" SHAPES "{_shapes_arg(p.shapes)}" '
             f'GPU_SHAPES "{_shapes_arg(p.gpu_shapes)}" RTOL "{t.rtol!r}" ATOL "{t.atol!r}" '
-            f'SUM_FACTOR "{t.sum_factor or 0.0!r}")'
+            f'SUM_FACTOR "{t.sum_factor or 0.0!r}" DOT_FACTOR "{t.dot_factor or 0.0!r}")'
         )
     return "\n".join(lines) + "\n"
 

@@ -28,9 +28,13 @@ OPS = {
                   "smsp__inst_executed_op_shared_ld.sum", "wavefronts"),
     "shared_st": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
                   "smsp__inst_executed_op_shared_st.sum", "wavefronts"),
+    # ldmatrix: ncu counts its wavefronts inside shared_ld too; the smsp__sass_ names separate them.
+    "shared_ldsm": ("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+                    "smsp__sass_inst_executed_op_ldsm.sum", "wavefronts"),
 }
 CONFLICTS = {"shared_ld": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-             "shared_st": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}
+             "shared_st": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+             "shared_ldsm": "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum"}
 SECTOR_BYTES = 32
 
 

@@ -37,7 +37,8 @@ ERROR_IDS = frozenset({"compile-error", "build-time-limit", "missing-entry-point
 PROBLEM = "<the problem's own diagnoses>"
 ORDER = ("output-limit", "build-time-limit", "compile-error", "missing-entry-point", "host-deref-device-pointer",
          "timeout", "deadlock",
-         "unsupported", "wrong-shuffle-mask", "barrier-in-divergent-branch", "missing-barrier", PROBLEM,
+         "unsupported", "wrong-shuffle-mask", "barrier-in-divergent-branch", "cp-async-read-before-wait",
+         "missing-barrier", PROBLEM,
          "vec4-tail-overrun", "misaligned-vector-access", "out-of-bounds", "launch-configuration",
          "no-shared-memory", "no-vector-loads", "uncoalesced-store", "uncoalesced-load", "uncoalesced-access",
          "bank-conflicts")
@@ -135,6 +136,11 @@ def _from_launch_error(problem: Problem, result: Result, e: dict, event: dict | 
     text = e.get("message", "")
     if kind in ("out-of-bounds", "misaligned"):
         _memory_error(problem, result, e, kind, file, line, where)
+    elif kind == "shared-race" and "cp.async" in e.get("detail", ""):
+        # A read of a cp.async destination before its group was waited for (and a barrier passed).
+        copy = re.search(r"cp\.async at line (\d+)", e.get("detail", ""))
+        result.diagnose("cp-async-read-before-wait", file=file, line=line, where=where, detail=e.get("detail", ""),
+                        copy_line=int(copy.group(1)) if copy else 0, advice="cp-async-read-before-wait")
     elif kind == "shared-race":
         result.diagnose("missing-barrier", file=file, line=line, where=where, detail=e.get("detail", ""),
                         what=advice(problem, "shared-memory-name"), advice="missing-barrier")
@@ -257,10 +263,19 @@ def from_checks(problem: Problem, result: Result) -> None:
             _uncoalesced(problem, result, failed[id], id)
     if "bank-conflicts" in failed:
         _bank_conflicts(problem, result, failed["bank-conflicts"])
+    # A diagnosis the core does not know is the problem module's (diagnose_check), if it has one.
+    hook = getattr(module, "diagnose_check", None)
+    for id, check in failed.items():
+        if id not in _CORE_CHECK_DIAGNOSES and hook is not None:
+            hook(problem, result, check)
     for d in result.diagnoses[before:]:  # raised by a note: it teaches, the verdict ignores it
         if failed.get(d["id"], {}).get("severity") == "note":
             d["severity"] = "note"
     order(problem, result)
+
+
+_CORE_CHECK_DIAGNOSES = frozenset({"no-shared-memory", "uncoalesced-store", "no-vector-loads", "uncoalesced-load",
+                                   "uncoalesced-access", "bank-conflicts"})
 
 
 def _worst_store(result: Result, entry: str) -> dict | None:

@@ -59,21 +59,24 @@ def parse_shape(text: str) -> tuple[int, ...]:
     return tuple(int(v) for v in text.lower().split("x"))
 
 
-def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str, torch_op: str = "") -> dict:
-    """Each variant the subject defines, the reference's bound kernel and cudaMemcpy, per shape."""
+def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str, torch_op: str = "",
+            unit: str = "bytes") -> dict:
+    """Each variant the subject defines, the reference's bound kernel and cudaMemcpy, per shape.
+    unit "flops": the library reports operations per call; rates are then FLOP/s ("gbps" holds
+    GFLOP/s) and there is no cudaMemcpy ceiling."""
     subj, ref = Lib(subject_lib), Lib(reference_lib)
-    out = {"warmup": WARMUP, "reps": REPS, "statistic": "median", "shapes": [], "variants": []}
+    out = {"warmup": WARMUP, "reps": REPS, "statistic": "median", "unit": unit, "shapes": [], "variants": []}
     for dims in shapes:
         bound_ms, moved = ref.time_variant(bound, dims)
-        half = int(moved // 2)  # cudaMemcpy reads and writes `half` bytes each
-        src, dst = ref.alloc(half), ref.alloc(half)
-        ref.poison(src, half)
-        memcpy_ms = ref.memcpy_ms(dst, src, half)
-        ref.free(src)
-        ref.free(dst)
-        row = {"shape": list(dims), "bytes": moved, "memcpy_gbps": gbps(moved, memcpy_ms),
-               "copy_kernel_gbps": gbps(moved, bound_ms),
-               "memcpy_ms": memcpy_ms, "copy_kernel_ms": bound_ms}
+        row = {"shape": list(dims), "bytes": moved, "copy_kernel_gbps": gbps(moved, bound_ms), "copy_kernel_ms": bound_ms}
+        if unit == "bytes":
+            half = int(moved // 2)  # cudaMemcpy reads and writes `half` bytes each
+            src, dst = ref.alloc(half), ref.alloc(half)
+            ref.poison(src, half)
+            memcpy_ms = ref.memcpy_ms(dst, src, half)
+            ref.free(src)
+            ref.free(dst)
+            row.update({"memcpy_gbps": gbps(moved, memcpy_ms), "memcpy_ms": memcpy_ms})
         torch = torch_times(torch_op, dims) if torch_op else None
         if torch:
             row["torch_op"] = torch_op
@@ -88,8 +91,9 @@ def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str
             # Percentages compare bandwidths (bytes over time), so an operation that moves more or
             # fewer bytes than the copy is compared fairly; for a transpose they equal time ratios.
             v = {"name": name, "shape": list(dims), "ms": ms, "gbps": gbps(op_bytes, ms),
-                 "pct_copy_kernel": 100 * gbps(op_bytes, ms) / row["copy_kernel_gbps"],
-                 "pct_memcpy": 100 * gbps(op_bytes, ms) / row["memcpy_gbps"]}
+                 "pct_copy_kernel": 100 * gbps(op_bytes, ms) / row["copy_kernel_gbps"]}
+            if "memcpy_gbps" in row:
+                v["pct_memcpy"] = 100 * gbps(op_bytes, ms) / row["memcpy_gbps"]
             if torch:
                 v["vs_torch"] = torch["op_ms"] / ms
             out["variants"].append(v)
@@ -111,7 +115,8 @@ def measure_subject(problem, subject: Subject) -> dict:
             return {"error": "the reference did not build: " + outcome.log[-500:]}
     cmd = [sys.executable, "-m", "drills.pipeline.perf", "--subject", str(subject.capi_library),
            "--reference", str(reference.capi_library), "--bound", spec.bound,
-           "--shapes", ",".join(spec.shapes), "--variants", ",".join(spec.variants), "--torch", spec.torch]
+           "--shapes", ",".join(spec.shapes), "--variants", ",".join(spec.variants), "--torch", spec.torch,
+           "--unit", spec.unit]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, cwd=Path(__file__).parent.parent)
     if p.returncode != 0:
         return {"error": (p.stdout + p.stderr)[-2000:]}
@@ -126,10 +131,11 @@ def main(argv=None) -> int:
     ap.add_argument("--shapes", required=True)
     ap.add_argument("--variants", required=True)
     ap.add_argument("--torch", default="", help="PyTorch expression in x and y to compare with")
+    ap.add_argument("--unit", default="bytes", choices=("bytes", "flops"), help="what the library reports per call")
     a = ap.parse_args(argv)
     shapes = [parse_shape(s) for s in a.shapes.split(",") if s]
     res = measure(Path(a.subject), Path(a.reference), shapes, [v for v in a.variants.split(",") if v], a.bound,
-                  a.torch)
+                  a.torch, a.unit)
     print(json.dumps(res))
     return 0
 

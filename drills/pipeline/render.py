@@ -129,14 +129,16 @@ def _render_perf(result: dict, c: Console, w: dict) -> None:
         t.add_column(col, justify="right")
     for s in perf["shapes"]:
         shape = "x".join(str(d) for d in s["shape"])
-        t.add_row("cudaMemcpy D2D", shape, f"{s['memcpy_gbps']:.0f}", "", "100%", "")
+        if "memcpy_gbps" in s:
+            t.add_row("cudaMemcpy D2D", shape, f"{s['memcpy_gbps']:.0f}", "", "100%", "")
         t.add_row("copy kernel", shape, f"{s['copy_kernel_gbps']:.0f}", "100%", "", "")
         if "torch_gbps" in s:
             t.add_row(f"torch {s['torch_op']}", shape, f"{s['torch_gbps']:.0f}", "", "", "1.00x")
         for v in perf["variants"]:
             if v["shape"] == s["shape"]:
                 t.add_row(v["name"], shape, f"{v['gbps']:.0f}", f"{v['pct_copy_kernel']:.0f}%",
-                          f"{v['pct_memcpy']:.0f}%", f"{v['vs_torch']:.2f}x" if "vs_torch" in v else "")
+                          f"{v['pct_memcpy']:.0f}%" if "pct_memcpy" in v else "",
+                          f"{v['vs_torch']:.2f}x" if "vs_torch" in v else "")
     c.print()
     c.print(t)
 
