@@ -60,15 +60,18 @@ class Problem:
 
 
 def _shape_list(raw, where):
+    """Shapes as tuples: "ROWSxCOLS" for a matrix or vector, "MxNxK" for a GEMM."""
     out = []
     for s in raw:
         try:
-            m, n = (int(v) for v in s.lower().split("x"))
+            dims = tuple(int(v) for v in s.lower().split("x"))
         except ValueError:
-            raise CatalogError(f"{where}: shape {s!r} is not ROWSxCOLS") from None
-        if m <= 0 or n <= 0:
+            dims = ()
+        if len(dims) not in (2, 3):
+            raise CatalogError(f"{where}: shape {s!r} is not ROWSxCOLS or MxNxK") from None
+        if min(dims) <= 0:
             raise CatalogError(f"{where}: shape {s!r} must be positive")
-        out.append((m, n))
+        out.append(dims)
     return tuple(out)
 
 
@@ -130,7 +133,7 @@ def find(problems: dict[int, Problem], key: str | int) -> Problem:
 
 
 def _shapes_arg(shapes) -> str:
-    return ",".join(f"{m}x{n}" for m, n in shapes)
+    return ",".join("x".join(str(d) for d in shape) for shape in shapes)
 
 
 def cmake_text(problems: dict[int, Problem]) -> str:

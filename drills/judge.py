@@ -53,7 +53,7 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
         return r
 
     env = runner.base_env(backend, {
-        "DRILLS_EXTRA_SHAPES": ",".join(f"{m}x{n}" for m, n in extra_shapes),
+        "DRILLS_EXTRA_SHAPES": ",".join("x".join(str(d) for d in shape) for shape in extra_shapes),
         **({"DRILLS_SEED": str(seed)} if seed is not None else {}),
     })
     result = Result(problem=problem.number, file=shown, backend={"kind": backend, "device": device})

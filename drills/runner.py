@@ -86,10 +86,11 @@ def base_env(backend: str, extra: dict | None = None) -> dict:
 
 
 def _variant_and_shape(name: str):
-    m = re.match(r"(?P<variant>.+)_(?P<m>\d+)x(?P<n>\d+)$", name)
+    """"tiled_31x33" -> ("tiled", [31, 33]); "naive_7x33x1" -> ("naive", [7, 33, 1])."""
+    m = re.match(r"(?P<variant>.+?)_(?P<dims>\d+(?:x\d+){1,2})$", name)
     if not m:
         return None, None
-    return m["variant"], [int(m["m"]), int(m["n"])]
+    return m["variant"], [int(v) for v in m["dims"].split("x")]
 
 
 def _split_failure(text: str) -> tuple[str, str]:
