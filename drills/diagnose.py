@@ -19,10 +19,12 @@ one table, ADVICE, keyed by (id, problem number); the facts (line, index, thread
 
 from __future__ import annotations
 
+import functools
+import importlib
 import math
 import re
 
-from . import ptxloc
+from . import catalog, ptxloc
 from .catalog import Problem
 from .result import Result, error, msg
 
@@ -130,9 +132,24 @@ ADVICE = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def problem_module(number: int):
+    """drills/problems/<slug>.py when the problem has one: its ADVICE, diagnose_outputs(result) and
+    diagnose_checks(result, failed) replace the generic ones."""
+    try:
+        slug = catalog.load()[number].slug
+    except (KeyError, catalog.CatalogError):
+        return None
+    try:
+        return importlib.import_module(f"drills.problems.{slug}")
+    except ModuleNotFoundError:
+        return None
+
+
 def advice(result: Result, id: str) -> tuple[str, str]:
     """The problem's own advice for a diagnosis, else the default one."""
-    return ADVICE.get((id, result.problem)) or ADVICE.get((id, None)) or ("", "")
+    own = getattr(problem_module(result.problem), "ADVICE", {}).get(id)
+    return own or ADVICE.get((id, result.problem)) or ADVICE.get((id, None)) or ("", "")
 
 
 def build_failure(problem: Problem, shown: str, outcome) -> Result:
@@ -345,6 +362,10 @@ def _int(ev: dict, key: str) -> int:
 
 
 def _from_wrong_outputs(result: Result) -> None:
+    module = problem_module(result.problem)
+    if module is not None and hasattr(module, "diagnose_outputs"):
+        module.diagnose_outputs(result)
+        return
     if result.problem == 71:
         _vector_add_outputs(result)
         return
@@ -531,6 +552,10 @@ def from_checks(result: Result) -> None:
             if len(stores) == 1:
                 d["file"], d["line"] = stores.pop()
     failed = {c.get("diagnosis"): c for c in result.checks if c["status"] == "fail" and c.get("diagnosis")}
+    module = problem_module(result.problem)
+    if module is not None and hasattr(module, "diagnose_checks"):
+        for id in module.diagnose_checks(result, failed):
+            failed.pop(id, None)
     if "no-shared-memory" in failed:
         _no_shared_memory(result, failed["no-shared-memory"])
     elif "uncoalesced-store" in failed:
