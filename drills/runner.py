@@ -23,7 +23,12 @@ _KNOWN_EVIDENCE = ("wrong", "unwritten", "output_is_input_copied", "shape", "out
                    # C1: which elements of c are wrong, and whether the guard after c[n - 1] was written
                    "first_wrong", "last_wrong", "written_past_end",
                    # C2: the wrong sum (float: result_is_nan; int: difference from the exact sum)
-                   "result", "expected", "result_is_nan", "difference")
+                   "result", "expected", "result_is_nan", "difference",
+                   # C4: which elements of C are wrong, and which mistaken formula C matches
+                   "wrong_outside_whole_tiles", "worst_error_over_bound", "k_mod_tile",
+                   "wrong_matches_k_truncated_to_tile", "wrong_matches_a_read_transposed",
+                   "wrong_matches_b_read_transposed", "wrong_matches_c_written_transposed",
+                   "wrong_matches_tile_operands_swapped")
 SIM_WATCHDOG_SECONDS = "10"  # a judged launch takes well under a second; a hang should not cost a minute
 
 
