@@ -67,5 +67,8 @@ SWEEP(12, 64, 64, 8, 32, 32, 4, 2)
 SWEEP(13, 64, 64, 16, 32, 32, 4, 2)
 SWEEP(14, 64, 64, 32, 32, 32, 4, 2)
 SWEEP(15, 64, 128, 16, 32, 64, 4, 2)
+// BK = 16 with two stages spills under a 128-register cap (2 blocks/SM): the same without the cap
+SWEEP(16, 128, 128, 16, 32, 64, 4, 1)
+SWEEP(17, 128, 128, 16, 64, 32, 8, 1)
 
 }  // namespace

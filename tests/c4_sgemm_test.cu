@@ -205,6 +205,23 @@ void record_evidence(const std::vector<float>& got, const Dims& d, size_t wrong,
     }
     return std::make_tuple(s, t, d.K);
   });
+  // The tiled kernel's inner loop with its operands' indices exchanged, As[k][tx] * Bs[ty][k]: with
+  // 32×32 tiles (the skeleton's), element (m, n) then sums A[m0 + kk][k0 + n % 32] · B[k0 + m % 32][n0 + kk].
+  constexpr int T = 32;
+  auto a_at = [&](int r, int c) { return r < d.M && c < d.K ? A(size_t(r) * d.K + c) : 0.0; };
+  auto b_at = [&](int r, int c) { return r < d.K && c < d.N ? B(size_t(r) * d.N + c) : 0.0; };
+  const bool tile_swapped = matches_everywhere(got, d, [&](int i, int j) {
+    const int m0 = i / T * T, n0 = j / T * T, ty = i % T, tx = j % T;
+    double s = 0, t = 0;
+    for (int k0 = 0; k0 < d.K; k0 += T)
+      for (int kk = 0; kk < T; ++kk) {
+        const double p = a_at(m0 + kk, k0 + tx) * b_at(k0 + ty, n0 + kk);
+        s += p;
+        t += std::fabs(p);
+      }
+    return std::make_tuple(s, t, (d.K + T - 1) / T * T);
+  });
+  Test::RecordProperty("wrong_matches_tile_operands_swapped", tile_swapped ? "1" : "0");
   bool c_transposed = true;
   const Reference& r = reference(d);
   for (int i = 0; i < d.M && c_transposed; ++i)

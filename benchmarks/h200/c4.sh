@@ -8,7 +8,7 @@
 #                     host reference (bound γ_K Σ|a||b|) on odd, aligned, misaligned and perf shapes
 #   ladder.csv/.log   ladder + cuBLAS (default and pedantic math) at the four perf shapes: ms, TFLOP/s,
 #                     % of cuBLAS timed in the same run
-#   sweep.csv/.log    the tuning sweep: 16 block/warp tile configurations × 1 or 2 stages × 4 block
+#   sweep.csv/.log    the tuning sweep: 18 block/warp tile configurations × 1 or 2 stages × 4 block
 #                     orders at the four perf shapes
 #   torch.csv         torch.matmul with TF32 off at the same shapes (a second denominator)
 #   ncu_ladder.csv    Nsight Compute (--clock-control none) on every ladder kernel at 2048³ and on
