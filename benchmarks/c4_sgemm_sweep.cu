@@ -22,8 +22,8 @@ namespace sweep_copy {
 #include "../solutions/c4_sgemm.cu"
 
 template <class L, int STAGES, int MIN_BLOCKS>
-void run(const float* A, const float* B, float* C, int M, int N, int K, int group) {
-  launch_register_tile<L, STAGES, MIN_BLOCKS>(A, B, C, M, N, K, group);
+void run(const float* A, const float* B, float* C, int M, int N, int K, int group, int slices) {
+  launch_register_tile<L, STAGES, MIN_BLOCKS>(A, B, C, M, N, K, group, slices);
 }
 }  // namespace sweep_copy
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-using SweepRun = void (*)(const float* A, const float* B, float* C, int M, int N, int K, int group);
+using SweepRun = void (*)(const float* A, const float* B, float* C, int M, int N, int K, int group, int slices);
 
 struct SweepConfig {
   std::string name;  // "BMxBNxBK_wWMxWN_lLMxLN_sSTAGES_bMINBLOCKS"

@@ -298,6 +298,8 @@ __device__ __forceinline__ void tile_of_block(int tiles_m, int tiles_n, int grou
 }
 
 // region: register-tile
+// gridDim.y > 1 splits K: slice blockIdx.y sums its share of the tiles along K and adds its partial C
+// with atomicAdd into a C the host zeroed (for shapes with too few tiles of C to fill the GPU).
 template <class L, int STAGES, int MIN_BLOCKS, bool kVec>
 __global__ void __launch_bounds__(L::THREADS, MIN_BLOCKS)
     sgemm_register_tile_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
@@ -312,7 +314,10 @@ __global__ void __launch_bounds__(L::THREADS, MIN_BLOCKS)
 
   float acc[TMI * 4][TNJ * 4] = {};
   TileLoader<BM, BN, BK, L::THREADS, kVec> loader;
-  const int tiles = ceil_div(K, BK);
+  const int all_tiles = ceil_div(K, BK), per_slice = ceil_div(all_tiles, gridDim.y);
+  const int first = blockIdx.y * per_slice, tiles = min(all_tiles - first, per_slice);
+  if (tiles <= 0) return;  // a slice past the end of K (whole block: no barrier is skipped by part of it)
+  const int k_begin = first * BK;
 
   auto compute = [&](const Stage<BM, BN, BK>& s) {
 #pragma unroll
@@ -333,7 +338,7 @@ __global__ void __launch_bounds__(L::THREADS, MIN_BLOCKS)
 
   if (STAGES == 1) {
     for (int t = 0; t < tiles; ++t) {
-      loader.load(A, B, M, N, K, m0, n0, t * BK);
+      loader.load(A, B, M, N, K, m0, n0, k_begin + t * BK);
       loader.store(stage[0]);
       __syncthreads();
       compute(stage[0]);
@@ -343,11 +348,11 @@ __global__ void __launch_bounds__(L::THREADS, MIN_BLOCKS)
     // Double buffering: tile t+1's global loads are in flight while tile t is computed, and it is
     // stored into the other stage. One barrier per tile suffices: a thread writing stage (t+1)%2
     // has passed the barrier that every thread reached after computing on it (tile t-1).
-    loader.load(A, B, M, N, K, m0, n0, 0);
+    loader.load(A, B, M, N, K, m0, n0, k_begin);
     loader.store(stage[0]);
     __syncthreads();
     for (int t = 0; t < tiles; ++t) {
-      if (t + 1 < tiles) loader.load(A, B, M, N, K, m0, n0, (t + 1) * BK);
+      if (t + 1 < tiles) loader.load(A, B, M, N, K, m0, n0, k_begin + (t + 1) * BK);
       compute(stage[t % STAGES]);
       if (t + 1 < tiles) loader.store(stage[(t + 1) % STAGES]);
       __syncthreads();
@@ -365,7 +370,11 @@ __global__ void __launch_bounds__(L::THREADS, MIN_BLOCKS)
         const int n = n0 + L::col(j);
         float* dst = C + (int64_t)m * N + n;
         const float* v = &acc[4 * i + r][4 * j];
-        if (kVec) {  // N % 4 == 0: the float4 is wholly inside or wholly outside
+        if (gridDim.y > 1) {
+#pragma unroll
+          for (int c = 0; c < 4; ++c)
+            if (n + c < N) atomicAdd(dst + c, v[c]);
+        } else if (kVec) {  // N % 4 == 0: the float4 is wholly inside or wholly outside
           if (n < N) *reinterpret_cast<float4*>(dst) = make_float4(v[0], v[1], v[2], v[3]);
         } else {
 #pragma unroll
@@ -384,14 +393,18 @@ bool vector_ok(const float* A, const float* B, const float* C, int N, int K) {
   return K % 4 == 0 && N % 4 == 0 && aligned16(A) && aligned16(B) && aligned16(C);
 }
 
-// One configuration of the register-tile kernel, launched for any shape.
+// One configuration of the register-tile kernel, launched for any shape: `group` tile-rows per
+// band of the launch order, K split into `slices`.
 template <class L, int STAGES, int MIN_BLOCKS = 1>
-void launch_register_tile(const float* A, const float* B, float* C, int M, int N, int K, int group = 1) {
-  const int blocks = ceil_div(M, L::BM) * ceil_div(N, L::BN);
+void launch_register_tile(const float* A, const float* B, float* C, int M, int N, int K, int group = 1,
+                          int slices = 1) {
+  slices = max(1, min(slices, ceil_div(K, L::BK)));
+  if (slices > 1) cudaMemsetAsync(C, 0, sizeof(float) * M * N);  // the slices add into C
+  const dim3 grid(ceil_div(M, L::BM) * ceil_div(N, L::BN), slices);
   if (vector_ok(A, B, C, N, K))
-    sgemm_register_tile_kernel<L, STAGES, MIN_BLOCKS, true><<<blocks, L::THREADS>>>(A, B, C, M, N, K, group);
+    sgemm_register_tile_kernel<L, STAGES, MIN_BLOCKS, true><<<grid, L::THREADS>>>(A, B, C, M, N, K, group);
   else
-    sgemm_register_tile_kernel<L, STAGES, MIN_BLOCKS, false><<<blocks, L::THREADS>>>(A, B, C, M, N, K, group);
+    sgemm_register_tile_kernel<L, STAGES, MIN_BLOCKS, false><<<grid, L::THREADS>>>(A, B, C, M, N, K, group);
 }
 
 // The ladder's configurations. FastLarge/FastSmall are what the H200 tuning sweep picked
@@ -433,14 +446,17 @@ void sgemm_tiled(const float* A, const float* B, float* C, int M, int N, int K) 
 // endregion: launch-tiled
 
 // The learner's best: the tuned warp-tiled, double-buffered kernel. Small problems (fewer tiles
-// of 128×128 than two per SM) take 64×64 tiles, so that every SM has work.
+// of 128×128 than two per SM) take 64×64 tiles, and K is split until every SM has two blocks.
 void sgemm_fast(const float* A, const float* B, float* C, int M, int N, int K) {
   if (M <= 0 || N <= 0 || K <= 0) return;
   const int large_tiles = ceil_div(M, FastLarge::BM) * ceil_div(N, FastLarge::BN);
-  if (large_tiles >= 2 * sm_count())
+  if (large_tiles >= 2 * sm_count()) {
     launch_register_tile<FastLarge, 2, 2>(A, B, C, M, N, K, FAST_GROUP);
-  else
-    launch_register_tile<FastSmall, 2, 1>(A, B, C, M, N, K, FAST_GROUP);
+  } else {
+    const int small_tiles = ceil_div(M, FastSmall::BM) * ceil_div(N, FastSmall::BN);
+    const int slices = max(1, min(2 * sm_count() / small_tiles, K / 256));  // a slice keeps ≥ 256 of K
+    launch_register_tile<FastSmall, 2, 1>(A, B, C, M, N, K, FAST_GROUP, slices);
+  }
 }
 
 // ---- the ladder the chapter measures, each step behind its own host function ----

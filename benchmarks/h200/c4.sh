@@ -9,7 +9,7 @@
 #   ladder.csv/.log   ladder + cuBLAS (default and pedantic math) at the four perf shapes: ms, TFLOP/s,
 #                     % of cuBLAS timed in the same run
 #   sweep.csv/.log    the tuning sweep: 18 block/warp tile configurations × 1 or 2 stages × 4 block
-#                     orders at the four perf shapes
+#                     orders at the four perf shapes; split K 1/2/4/8 at 128×4096×4096
 #   torch.csv         torch.matmul with TF32 off at the same shapes (a second denominator)
 #   ncu_ladder.csv    Nsight Compute (--clock-control none) on every ladder kernel at 2048³ and on
 #                     sgemm_fast and cuBLAS at 4096³: FMA pipe, shared wavefronts, conflicts, stalls
@@ -90,15 +90,17 @@ for shape, rs in by_shape.items():
     rs.sort(key=lambda r: float(r["median_ms"]))
     print(f"== {shape}: top 8")
     for r in rs[:8]:
-        print(f"  {r['config']:34s} group {r['group']:>2s}  {float(r['tflops']):6.2f} TFLOP/s  {r['pct_cublas']}% of cuBLAS")
-# the best single configuration over all shapes: highest minimum % of cuBLAS
-score = collections.defaultdict(list)
+        print(f"  {r['config']:34s} group {r['group']:>2s} slices {r['slices']}  {float(r['tflops']):6.2f} TFLOP/s  {r['pct_cublas']}% of cuBLAS")
+# the best single configuration over the shapes without split K: highest minimum % of cuBLAS
+score = collections.defaultdict(dict)
 for r in rows:
-    score[(r["config"], r["group"])].append(float(r["pct_cublas"]))
-ranked = sorted(score.items(), key=lambda kv: -min(kv[1]))
-print("== best worst-case over the shapes (config, group): min % of cuBLAS, per shape")
+    if r["slices"] == "1":
+        score[(r["config"], r["group"])][r["shape"]] = float(r["pct_cublas"])
+full = {k: v for k, v in score.items() if len(v) == len(by_shape)}
+ranked = sorted(full.items(), key=lambda kv: -min(kv[1].values()))
+print("== best worst-case over all shapes, no split K (config, group): min % of cuBLAS, per shape")
 for (cfg, g), v in ranked[:8]:
-    print(f"  {cfg:34s} group {g:>2s}  min {min(v):5.1f}%  {v}")
+    print(f"  {cfg:34s} group {g:>2s}  min {min(v.values()):5.1f}%  {v}")
 EOF
 cat "$D/sweep_best.txt"
 
