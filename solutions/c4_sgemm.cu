@@ -297,7 +297,6 @@ __device__ __forceinline__ void tile_of_block(int tiles_m, int tiles_n, int grou
   tn = (id % per_group) / rows;
 }
 
-// region: register-tile
 // gridDim.y > 1 splits K: slice blockIdx.y sums its share of the tiles along K and adds its partial C
 // with atomicAdd into a C the host zeroed (for shapes with too few tiles of C to fill the GPU).
 template <class L, int STAGES, int MIN_BLOCKS, bool kVec>
@@ -319,6 +318,7 @@ __global__ void __launch_bounds__(L::THREADS, MIN_BLOCKS)
   if (tiles <= 0) return;  // a slice past the end of K (whole block: no barrier is skipped by part of it)
   const int k_begin = first * BK;
 
+  // region: register-tile-compute
   auto compute = [&](const Stage<BM, BN, BK>& s) {
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
@@ -335,7 +335,9 @@ __global__ void __launch_bounds__(L::THREADS, MIN_BLOCKS)
         for (int c = 0; c < TNJ * 4; ++c) acc[r][c] = fmaf(a[r], b[c], acc[r][c]);
     }
   };
+  // endregion: register-tile-compute
 
+  // region: double-buffering
   if (STAGES == 1) {
     for (int t = 0; t < tiles; ++t) {
       loader.load(A, B, M, N, K, m0, n0, k_begin + t * BK);
@@ -358,6 +360,7 @@ __global__ void __launch_bounds__(L::THREADS, MIN_BLOCKS)
       __syncthreads();
     }
   }
+  // endregion: double-buffering
 
 #pragma unroll
   for (int i = 0; i < TMI; ++i)
@@ -384,7 +387,6 @@ __global__ void __launch_bounds__(L::THREADS, MIN_BLOCKS)
       }
     }
 }
-// endregion: register-tile
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
@@ -407,8 +409,9 @@ void launch_register_tile(const float* A, const float* B, float* C, int M, int N
     sgemm_register_tile_kernel<L, STAGES, MIN_BLOCKS, false><<<grid, L::THREADS>>>(A, B, C, M, N, K, group);
 }
 
-// The ladder's configurations. FastLarge/FastSmall are what the H200 tuning sweep picked
-// (benchmarks/h200/c4.sh); until it has run they are the textbook choices.
+// The ladder's configurations. The ladder's rungs cap registers at 128 (two blocks of 256 threads
+// per SM), so that each rung differs from the last by its one step. FastLarge/FastSmall are what
+// the H200 tuning sweep picked (benchmarks/h200/c4.sh); until it has run they are the textbook choices.
 using VectorizedLayout = BlockLayout<128, 128, 8>;
 using WarpTiled = WarpLayout<128, 128, 8, 32, 64, 4>;  // 8 warps of 32×64, lanes 4×8, 8×8 per thread
 using FastLarge = WarpLayout<128, 128, 8, 32, 64, 4>;
@@ -482,15 +485,15 @@ void sgemm_blocktile_2d(const float* A, const float* B, float* C, int M, int N, 
 
 void sgemm_vectorized(const float* A, const float* B, float* C, int M, int N, int K) {
   if (M <= 0 || N <= 0 || K <= 0) return;
-  launch_register_tile<VectorizedLayout, 1>(A, B, C, M, N, K);
+  launch_register_tile<VectorizedLayout, 1, 2>(A, B, C, M, N, K);
 }
 
 void sgemm_warptile(const float* A, const float* B, float* C, int M, int N, int K) {
   if (M <= 0 || N <= 0 || K <= 0) return;
-  launch_register_tile<WarpTiled, 1>(A, B, C, M, N, K);
+  launch_register_tile<WarpTiled, 1, 2>(A, B, C, M, N, K);
 }
 
 void sgemm_double_buffered(const float* A, const float* B, float* C, int M, int N, int K) {
   if (M <= 0 || N <= 0 || K <= 0) return;
-  launch_register_tile<WarpTiled, 2>(A, B, C, M, N, K);
+  launch_register_tile<WarpTiled, 2, 2>(A, B, C, M, N, K);
 }

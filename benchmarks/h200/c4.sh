@@ -176,27 +176,10 @@ grep -E "^### |ERROR SUMMARY|RACECHECK SUMMARY|exit " "$D/sanitizer.txt"
 
 step "SASS instruction counts"
 {
-  cuobjdump -sass "$B/bench.o" > "$B/bench.sass" 2>/dev/null || cuobjdump -sass "$B/c4" > "$B/bench.sass"
-  python3 - "$B/bench.sass" <<'EOF'
-import re, subprocess, sys, collections
-fn, counts = None, collections.OrderedDict()
-for line in open(sys.argv[1]):
-    m = re.match(r"\s+Function : (\S+)", line)
-    if m:
-        fn = subprocess.run(["c++filt"], input=m.group(1), capture_output=True, text=True).stdout.strip()
-        fn = re.sub(r"\(anonymous namespace\)::", "", fn)
-        counts[fn] = collections.Counter()
-        continue
-    m = re.search(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)", line)
-    if m and fn:
-        counts[fn][m.group(1)] += 1
-keys = ["FFMA", "LDS", "LDS.128", "LDS.64", "STS", "STS.128", "LDG.E", "LDG.E.CONSTANT", "LDG.E.128.CONSTANT", "LDG.E.128", "STG.E", "STG.E.128", "BAR.SYNC.DEFER_BLOCKING", "BAR.SYNC.DEFER"]
-for fn, c in counts.items():
-    if "fill_kernel" in fn: continue
-    print(fn)
-    print("   ", ", ".join(f"{k}={c[k]}" for k in keys if c[k]), f"(total {sum(c.values())})")
-EOF
-} > "$D/sass.txt" 2>&1 || fail "sass"
+  nvcc -arch=sm_90 -O3 -std=c++17 -cubin -Xptxas -v solutions/c4_sgemm.cu -o "$B/c4.cubin" 2> "$B/ptxas_solution.txt" \
+    && cuobjdump -sass "$B/c4.cubin" > "$B/c4.sass" \
+    && python3 benchmarks/c4_sass_counts.py "$B/c4.sass" "$B/ptxas_solution.txt"
+} > "$D/sass.txt" 2>&1 || fail "sass (sass.txt)"
 
 rm -rf "$B"
 step "done in $SECONDS s"
