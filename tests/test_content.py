@@ -45,6 +45,8 @@ EXPECT = {
     "c2.md": Expect(("reduction-tree", "shuffle-butterfly"), 10, 3,
                     ("solutions/c2_reduction.cu", "mine/c2_reduction.cu"), 6),
     "c3.md": Expect(("bank-map", "tile-stages", "warp-lens"), 10, 1, ("solutions/c3_transpose.cu",), 0),
+    # C4 quotes code by region (<!-- region: PATH#NAME -->), which the region checker verifies.
+    "c4.md": Expect(("tile-walk",), 0, 0, (), 6),
 }
 
 CREDIT = ("2026-11-29", "H200")
