@@ -47,6 +47,18 @@ int add() {
   const int reg_##ID##_1 = add<2 * ID, BM, BN, BK, WM, WN, LM, 1, MINB>();    \
   const int reg_##ID##_2 = add<2 * ID + 1, BM, BN, BK, WM, WN, LM, 2, MINB>();
 
+#ifdef SWEEP_CANDIDATES
+// The light run (LIGHT=1): only sgemm_fast's configurations and their nearest rivals from the first
+// run's sweep, each in one stage (s1) or two (s2), 2 blocks per SM (b2) or 1 (b1).
+#define ONE(ID, BM, BN, BK, WM, WN, LM, STAGES, MINB) \
+  const int reg_##ID = add<ID, BM, BN, BK, WM, WN, LM, STAGES, MINB>();
+ONE(0, 128, 128, 16, 32, 64, 4, 2, 2)  // FastLarge
+ONE(1, 128, 128, 16, 32, 64, 4, 2, 1)
+ONE(2, 128, 128, 16, 32, 64, 4, 1, 2)
+ONE(3, 64, 128, 16, 32, 64, 4, 1, 2)   // FastScalar
+ONE(4, 128, 64, 16, 64, 32, 8, 1, 2)
+ONE(5, 64, 64, 32, 32, 32, 4, 1, 2)    // FastSmall
+#else
 // 8 warps, 8×8 per thread (the textbook shape), lanes 4×8 or 8×4, BK 8 or 16
 SWEEP(0, 128, 128, 8, 32, 64, 4, 2)
 SWEEP(1, 128, 128, 16, 32, 64, 4, 2)
@@ -70,5 +82,6 @@ SWEEP(15, 64, 128, 16, 32, 64, 4, 2)
 // BK = 16 with two stages spills under a 128-register cap (2 blocks/SM): the same without the cap
 SWEEP(16, 128, 128, 16, 32, 64, 4, 1)
 SWEEP(17, 128, 128, 16, 64, 32, 8, 1)
+#endif
 
 }  // namespace

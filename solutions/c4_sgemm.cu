@@ -354,7 +354,9 @@ __global__ void __launch_bounds__(L::THREADS, MIN_BLOCKS)
     loader.store(stage[0]);
     __syncthreads();
     for (int t = 0; t < tiles; ++t) {
-      if (t + 1 < tiles) loader.load(A, B, M, N, K, m0, n0, k_begin + (t + 1) * BK);
+      // Unconditional, so that ptxas keeps the loads above the compute: past the end of K the
+      // loader reads nothing (zeros), and the last round's values are never stored.
+      loader.load(A, B, M, N, K, m0, n0, k_begin + (t + 1) * BK);
       compute(stage[t % STAGES]);
       if (t + 1 < tiles) loader.store(stage[(t + 1) % STAGES]);
       __syncthreads();
@@ -410,12 +412,15 @@ void launch_register_tile(const float* A, const float* B, float* C, int M, int N
 }
 
 // The ladder's configurations. The ladder's rungs cap registers at 128 (two blocks of 256 threads
-// per SM), so that each rung differs from the last by its one step. FastLarge/FastSmall are what
-// the H200 tuning sweep picked (benchmarks/h200/c4.sh); until it has run they are the textbook choices.
+// per SM), so that each rung differs from the last by its one step.
 using VectorizedLayout = BlockLayout<128, 128, 8>;
 using WarpTiled = WarpLayout<128, 128, 8, 32, 64, 4>;  // 8 warps of 32×64, lanes 4×8, 8×8 per thread
-using FastLarge = WarpLayout<128, 128, 8, 32, 64, 4>;
-using FastSmall = WarpLayout<64, 64, 8, 32, 32, 4>;    // 4 warps of 32×32, lanes 4×8, 8×4 per thread
+// sgemm_fast's, from the H200 tuning sweep (benchmarks/h200/c4.sh, first run): the best at 4096³ and
+// 4096×2048×1024 with float4 (86.5% and 98.3% of cuBLAS), the best without float4 at 4095×2047×1023
+// (78.2%), and the best for 128×4096×4096 (54.6% before split K).
+using FastLarge = WarpLayout<128, 128, 16, 32, 64, 4>;   // 2 stages, 2 blocks per SM
+using FastScalar = WarpLayout<64, 128, 16, 32, 64, 4>;   // 1 stage, 2 blocks per SM
+using FastSmall = WarpLayout<64, 64, 32, 32, 32, 4>;     // 1 stage, 2 blocks per SM, K split
 constexpr int FAST_GROUP = 8;
 
 int sm_count() {
@@ -448,17 +453,20 @@ void sgemm_tiled(const float* A, const float* B, float* C, int M, int N, int K) 
 }
 // endregion: launch-tiled
 
-// The learner's best: the tuned warp-tiled, double-buffered kernel. Small problems (fewer tiles
-// of 128×128 than two per SM) take 64×64 tiles, and K is split until every SM has two blocks.
+// The learner's best: the tuned configurations of the register-tile kernel. Rows that float4 cannot
+// read (K or N not a multiple of 4) take a narrower tile; small problems (fewer tiles of 128×128 than
+// two per SM) take 64×64 tiles, and K is split until every SM has two blocks.
 void sgemm_fast(const float* A, const float* B, float* C, int M, int N, int K) {
   if (M <= 0 || N <= 0 || K <= 0) return;
   const int large_tiles = ceil_div(M, FastLarge::BM) * ceil_div(N, FastLarge::BN);
-  if (large_tiles >= 2 * sm_count()) {
+  if (large_tiles >= 2 * sm_count() && vector_ok(A, B, C, N, K)) {
     launch_register_tile<FastLarge, 2, 2>(A, B, C, M, N, K, FAST_GROUP);
+  } else if (large_tiles >= 2 * sm_count()) {
+    launch_register_tile<FastScalar, 1, 2>(A, B, C, M, N, K, FAST_GROUP);
   } else {
     const int small_tiles = ceil_div(M, FastSmall::BM) * ceil_div(N, FastSmall::BN);
     const int slices = max(1, min(2 * sm_count() / small_tiles, K / 256));  // a slice keeps ≥ 256 of K
-    launch_register_tile<FastSmall, 2, 1>(A, B, C, M, N, K, FAST_GROUP, slices);
+    launch_register_tile<FastSmall, 1, 2>(A, B, C, M, N, K, FAST_GROUP, slices);
   }
 }
 

@@ -16,7 +16,11 @@
 #   sanitizer.txt     compute-sanitizer memcheck and racecheck of every kernel on small odd shapes
 #   sass.txt          instruction counts of the key kernels (FFMA, LDS.128, ...)
 # A step that fails is reported and the next one runs.
+#
+# LIGHT=1 (about a minute): the final reference only. The sweep shrinks to sgemm_fast's configurations
+# and their nearest rivals (-DSWEEP_CANDIDATES); no torch, no ncu, no SASS; sanitizers on one shape.
 set -u
+LIGHT=${LIGHT:-0}
 export PATH="$PATH:/usr/local/cuda/bin"
 OUT=${OUT:-/tmp/c4-out}
 D="$OUT/c4"
@@ -36,12 +40,12 @@ step "environment"
   date -u
 } > "$D/env.txt" 2>&1
 
-step "build (bench + 8 sweep parts in parallel, -Xptxas -v)"
+step "build (bench + sweep parts in parallel, -Xptxas -v; LIGHT=$LIGHT)"
 FLAGS="-O3 -arch=sm_90 -std=c++17 -lineinfo -Xptxas -v"
 nvcc $FLAGS -Xcompiler -fopenmp -c benchmarks/c4_sgemm_bench.cu -o "$B/bench.o" > "$B/ptxas_bench.txt" 2>&1 &
-PARTS=8
+if [ "$LIGHT" = 1 ]; then PARTS=2; SWEEP_FLAGS=-DSWEEP_CANDIDATES; else PARTS=8; SWEEP_FLAGS=; fi
 for p in $(seq 0 $((PARTS - 1))); do
-  nvcc $FLAGS -DSWEEP_PART=$p -DSWEEP_PARTS=$PARTS -c benchmarks/c4_sgemm_sweep.cu -o "$B/sweep$p.o" \
+  nvcc $FLAGS $SWEEP_FLAGS -DSWEEP_PART=$p -DSWEEP_PARTS=$PARTS -c benchmarks/c4_sgemm_sweep.cu -o "$B/sweep$p.o" \
     > "$B/ptxas_sweep$p.txt" 2>&1 &
 done
 wait
@@ -103,6 +107,19 @@ for (cfg, g), v in ranked[:8]:
     print(f"  {cfg:34s} group {g:>2s}  min {min(v.values()):5.1f}%  {v}")
 EOF
 cat "$D/sweep_best.txt"
+
+if [ "$LIGHT" = 1 ]; then
+  step "LIGHT: one sanitizer shape, no torch, ncu or SASS"
+  for tool in memcheck racecheck; do
+    timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 "$B/c4" once kernels 97 129 65 > "$B/san.txt" 2>&1
+    rc=$?
+    { echo "### $tool 97 129 65"; tail -5 "$B/san.txt"; echo "exit $rc"; } >> "$D/sanitizer.txt"
+  done
+  grep -E "^### |ERROR SUMMARY|RACECHECK SUMMARY|exit " "$D/sanitizer.txt"
+  rm -rf "$B"
+  step "done in $SECONDS s"
+  exit 0
+fi
 
 step "torch.matmul, TF32 off"
 timeout 90 python3 - > "$D/torch.csv" 2> "$D/torch.err" <<'EOF' || fail "torch (torch.err)"
