@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import pytest
 
-from drills import ROOT, catalog
+from drills import ROOT, manifest
 from drills import content_refs as cr
 
 
@@ -65,7 +65,7 @@ OPS_TABLES = {
 OPS_ANCHORS = ROOT.parent / "shared" / "anchors" / "h200-other-ops.md"
 OPS_COLS = {"锚点 ms": "time", "锚点 GB/s": "rate"}  # chapter column -> anchors column
 
-CHAPTERS = sorted({p.content for p in catalog.load().values()})
+CHAPTERS = sorted({p.content for p in manifest.load().values()})
 NAME = {c: c.removeprefix("content/") for c in CHAPTERS}
 MD = {c: (ROOT / c).read_text(encoding="utf-8") for c in CHAPTERS}
 REFS = {c: cr.find_refs(MD[c]) for c in CHAPTERS}

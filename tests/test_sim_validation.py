@@ -15,16 +15,13 @@ import os
 import runpy
 import shutil
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from drills import build as builder  # noqa: E402
+from drills import ROOT
+from drills.pipeline import build as builder
 
 VALIDATION = ROOT / "sim" / "validation"
 REFERENCE = VALIDATION / "h200-ncu.json"

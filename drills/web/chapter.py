@@ -10,9 +10,6 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-# The figures the page knows how to draw; a marker naming another one is shown as a note, not dropped.
-FIGURES = ("bank-map", "tile-stages", "warp-lens",      # C3
-           "reduction-tree", "shuffle-butterfly")      # C2
 MARKER = re.compile(r"^\s*<!--\s*figure:\s*([A-Za-z0-9_-]+)\s*-->\s*$")
 # `<!-- excerpt: FILE A-B -->` above a code block says where the code comes from; the page shows it.
 EXCERPT = re.compile(r"^\s*<!--\s*excerpt:\s*(\S+)\s+(\d+)-(\d+)\s*-->\s*$")
@@ -36,8 +33,9 @@ def figure_placeholder(name: str) -> str:
     return f'<div class="figure" data-figure="{html.escape(name)}"></div>\n'
 
 
-def render(text: str) -> tuple[str, list[str]]:
-    """HTML for the chapter and the figures placed by markers, in order.
+def render(text: str, figures=()) -> tuple[str, list[str]]:
+    """HTML for the chapter and the figures placed by markers, in order. `figures`: the ones the
+    problem's manifest entry declares; a marker naming another one is shown as a note, not dropped.
 
     Markers are found among the parsed HTML blocks, so a marker quoted inside a code block stays text."""
     tokens = _MD.parse(text)
@@ -59,11 +57,11 @@ def render(text: str) -> tuple[str, list[str]]:
     return _MD.renderer.render(tokens, _MD.options, {}), placed
 
 
-def render_file(path: Path) -> tuple[str, list[str]]:
+def render_file(path: Path, figures=()) -> tuple[str, list[str]]:
     """The chapter at path (empty when missing) and the figures its markers place. A chapter shows only
     the figures it asks for: they belong to its text (tests/web checks C3 places all three)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError:
         text = ""
-    return render(text)
+    return render(text, figures)

@@ -1,0 +1,138 @@
+"""GPU timing: each variant against the same-shape copy kernel and cudaMemcpy, in one run.
+
+CUDA events around each call, warm-up first, the median of many calls, fresh random inputs,
+bytes = read + write. The denominators are measured here, on this GPU, now: never a spec sheet.
+Runs in its own process (`python -m drills.pipeline.perf ...`) so a crash cannot take the judge down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .build import Subject, build, subject_for
+from .capi import REPS, WARMUP, Lib
+
+# PyTorch's version of the operation, timed the same way in its own process (its own CUDA runtime).
+TORCH_SNIPPET = r"""
+import json, sys, torch
+dims = [int(v) for v in sys.argv[2].split("x")]
+warmup, reps = int(sys.argv[3]), int(sys.argv[4])
+x = torch.rand(*dims, device="cuda") * 2 - 1
+y = torch.rand(*dims, device="cuda") * 2 - 1
+op = eval("lambda x, y: " + sys.argv[1])
+def t(f):
+    for _ in range(warmup): f()
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); f(); b.record(); b.synchronize(); times.append(a.elapsed_time(b))
+    times.sort(); return times[len(times) // 2]
+print(json.dumps({"op_ms": t(lambda: op(x, y)), "version": torch.__version__}))
+"""
+
+
+def gbps(nbytes: int, ms: float) -> float:
+    return nbytes / (ms * 1e-3) / 1e9
+
+
+def torch_times(op: str, dims) -> dict | None:
+    """PyTorch's time for `op` (an expression in x and y), or None when torch is not importable."""
+    shape = "x".join(str(d) for d in dims)
+    try:
+        p = subprocess.run([sys.executable, "-c", TORCH_SNIPPET, op, shape, str(WARMUP), str(REPS)],
+                           capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if p.returncode != 0:
+        return None
+    try:
+        return json.loads(p.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        return None
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in text.lower().split("x"))
+
+
+def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str, torch_op: str = "") -> dict:
+    """Each variant the subject defines, the reference's bound kernel and cudaMemcpy, per shape."""
+    subj, ref = Lib(subject_lib), Lib(reference_lib)
+    out = {"warmup": WARMUP, "reps": REPS, "statistic": "median", "shapes": [], "variants": []}
+    for dims in shapes:
+        bound_ms, moved = ref.time_variant(bound, dims)
+        half = int(moved // 2)  # cudaMemcpy reads and writes `half` bytes each
+        src, dst = ref.alloc(half), ref.alloc(half)
+        ref.poison(src, half)
+        memcpy_ms = ref.memcpy_ms(dst, src, half)
+        ref.free(src)
+        ref.free(dst)
+        row = {"shape": list(dims), "bytes": moved, "memcpy_gbps": gbps(moved, memcpy_ms),
+               "copy_kernel_gbps": gbps(moved, bound_ms),
+               "memcpy_ms": memcpy_ms, "copy_kernel_ms": bound_ms}
+        torch = torch_times(torch_op, dims) if torch_op else None
+        if torch:
+            row["torch_op"] = torch_op
+            row["torch_version"] = torch["version"]
+        out["shapes"].append(row)
+        op_bytes = moved  # what one call of the operation moves (a reduction reads only; an add reads 2, writes 1)
+        for name in variants:
+            timed = subj.time_variant(name, dims)
+            if timed is None:
+                continue
+            ms, op_bytes = timed
+            # Percentages compare bandwidths (bytes over time), so an operation that moves more or
+            # fewer bytes than the copy is compared fairly; for a transpose they equal time ratios.
+            v = {"name": name, "shape": list(dims), "ms": ms, "gbps": gbps(op_bytes, ms),
+                 "pct_copy_kernel": 100 * gbps(op_bytes, ms) / row["copy_kernel_gbps"],
+                 "pct_memcpy": 100 * gbps(op_bytes, ms) / row["memcpy_gbps"]}
+            if torch:
+                v["vs_torch"] = torch["op_ms"] / ms
+            out["variants"].append(v)
+        if torch:
+            row["torch_ms"] = torch["op_ms"]
+            row["torch_gbps"] = gbps(op_bytes, torch["op_ms"])
+    return out
+
+
+def measure_subject(problem, subject: Subject) -> dict:
+    """Time the subject's variants; the reference library supplies the copy kernel."""
+    spec = problem.perf
+    if not spec:
+        return {}
+    reference = subject_for(problem, problem.path("solution"), subject.backend)
+    if reference.build_dir != subject.build_dir or reference.name != subject.name:
+        outcome = build(reference)
+        if not outcome.ok:
+            return {"error": "the reference did not build: " + outcome.log[-500:]}
+    cmd = [sys.executable, "-m", "drills.pipeline.perf", "--subject", str(subject.capi_library),
+           "--reference", str(reference.capi_library), "--bound", spec.bound,
+           "--shapes", ",".join(spec.shapes), "--variants", ",".join(spec.variants), "--torch", spec.torch]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, cwd=Path(__file__).parent.parent)
+    if p.returncode != 0:
+        return {"error": (p.stdout + p.stderr)[-2000:]}
+    return json.loads(p.stdout)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m drills.pipeline.perf")
+    ap.add_argument("--subject", required=True)
+    ap.add_argument("--reference", required=True)
+    ap.add_argument("--bound", required=True)
+    ap.add_argument("--shapes", required=True)
+    ap.add_argument("--variants", required=True)
+    ap.add_argument("--torch", default="", help="PyTorch expression in x and y to compare with")
+    a = ap.parse_args(argv)
+    shapes = [parse_shape(s) for s in a.shapes.split(",") if s]
+    res = measure(Path(a.subject), Path(a.reference), shapes, [v for v in a.variants.split(",") if v], a.bound,
+                  a.torch)
+    print(json.dumps(res))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

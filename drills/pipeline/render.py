@@ -1,0 +1,138 @@
+"""The terminal view of a result object: the verdict and the first reason first, details below.
+Its words are the [terminal] section of the one catalogue (drills/messages.toml)."""
+
+from __future__ import annotations
+
+import locale
+import os
+
+from rich.console import Console
+from rich.table import Table
+
+from .. import messages
+
+STATUS_STYLE = {"pass": "bold green", "fail": "bold red", "error": "bold yellow", "skip": "dim"}
+
+
+def default_lang() -> str:
+    for var in ("DRILLS_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    loc = (locale.getlocale()[0] or "").lower()
+    return "zh" if loc.startswith("zh") else "en"
+
+
+def text(message, lang: str) -> str:
+    return messages.text(message, lang)
+
+
+def render(result: dict, lang: str, console: Console | None = None, verbose: bool = False) -> None:
+    c = console or Console(highlight=False)
+    w = messages.table("terminal", lang)
+    status = result["status"]
+    backend = result.get("backend") or {}
+    head = f"[{STATUS_STYLE[status]}]{w[status]}[/] #{result.get('problem')} {result.get('file', '')}"
+    if backend:
+        head += f"  [dim]({w['backend']}: {backend.get('kind')}, {backend.get('device', '')})[/]"
+    c.print(head)
+    c.print(text(result.get("message"), lang), markup=False)
+    for d in result.get("diagnoses", [])[:1]:
+        where = f" [dim]{d.get('file', '')}:{d['line']}[/]" if d.get("line") else ""
+        same = text(d["message"], lang) == text(result.get("message"), lang)
+        note = f"[yellow]{w['note']}[/] " if d.get("severity") == "note" else ""
+        c.print(f"[bold]→ {note}{d['id']}[/]{where}" + ("" if same else ": "), end="")
+        c.print("" if same else text(d["message"], lang), markup=False)
+
+    tests = result.get("tests", [])
+    if tests:
+        ran = [t for t in tests if t["status"] != "skip"]
+        ok = [t for t in ran if t["status"] == "pass"]
+        c.print()
+        c.print(f"[bold]{w['tests']}[/]: " + w["passed_of"].format(p=len(ok), n=len(ran), s=len(tests) - len(ran)))
+        bad = [t for t in tests if t["status"] in ("fail", "error")]
+        for t in bad[: (len(bad) if verbose else 5)]:
+            c.print(f"  [red]✗[/] {t['name']}  {t.get('message', '')[:200]}")
+            for m in (t.get("mismatches") or "").splitlines()[:5]:
+                c.print(f"      {m}")
+        if len(bad) > 5 and not verbose:
+            c.print(f"  … {len(bad) - 5} more (--verbose)")
+
+    if result.get("checks"):
+        c.print(f"\n[bold]{w['checks']}[/]")
+        for ch in result["checks"]:
+            mark = {"pass": "[green]✓[/]", "fail": "[red]✗[/]", "error": "[yellow]?[/]"}.get(ch["status"], "[dim]-[/]")
+            if ch.get("severity") == "note" and ch["status"] != "pass":
+                mark = f"[yellow]![/] [dim]{w['note']}[/]"
+            c.print(f"  {mark} {ch['id']}: {text(ch['message'], lang)}")
+
+    if len(result.get("diagnoses", [])) > 1 or (verbose and result.get("diagnoses")):
+        c.print(f"\n[bold]{w['diagnoses']}[/]")
+        for d in result["diagnoses"]:
+            where = f" ({w['line']} {d['line']})" if d.get("line") else ""
+            c.print(f"  • {d['id']}{where}: {text(d['message'], lang)}")
+
+    _render_lines(result, c, w, lang)
+    _render_perf(result, c, w)
+    if status == "error" and result.get("log") and (verbose or not result.get("diagnoses")):
+        c.print(f"\n[bold]{w['log']}[/]")
+        c.print(result["log"][-3000:], markup=False)
+
+
+def short_kernel(name: str) -> str:
+    """`void (anonymous namespace)::transpose_tile_kernel<...>(float const*, ...)` -> `transpose_tile_kernel`."""
+    name = name.split("(")[0] if not name.startswith("void (") else name[5:]
+    name = name.replace("(anonymous namespace)::", "")
+    name = name.split("(")[0]
+    depth, out = 0, []
+    for ch in name:
+        depth += ch == "<"
+        if depth == 0:
+            out.append(ch)
+        depth -= ch == ">"
+    return "".join(out).removeprefix("void ").strip()
+
+
+def _render_lines(result: dict, c: Console, w: dict, lang: str) -> None:
+    for launch in result.get("counters", []):
+        rows = [line for line in launch.get("lines", []) if line.get("per_request")]
+        if not rows:
+            continue
+        shape = "×".join(str(d) for d in launch.get("shape") or [])
+        title = f"{w['lines']}: {launch.get('entry', '')} {shape} → {short_kernel(launch.get('kernel', ''))}"
+        t = Table(title=title, title_justify="left")
+        for col in (w["line"], w["access"], w["requests"], w["per_request"], w["ideal"]):
+            t.add_column(col, justify="right" if col != w["access"] else "left")
+        for line in rows:
+            for op, value in line["per_request"].items():
+                ideal = line.get("ideal", {}).get(op)
+                bad = ideal is not None and value > ideal * 1.01 + 1e-9
+                unit = w[f"unit-{op.split('_')[0]}"]
+                shown = f"{value:.2f} {unit}"
+                t.add_row(str(line["line"]), w.get("op-" + op.replace("_", "-"), op), f"{line.get('requests', {}).get(op, 0):,}",
+                          f"[red]{shown}[/]" if bad else shown, "" if ideal is None else f"{ideal:g}")
+        c.print()
+        c.print(t)
+
+
+def _render_perf(result: dict, c: Console, w: dict) -> None:
+    perf = result.get("perf") or {}
+    if perf.get("error"):
+        c.print(f"\n[bold]{w['perf']}[/]: [yellow]{perf['error'][:500]}[/]")
+    if not perf.get("variants"):
+        return
+    t = Table(title=w["perf"], title_justify="left")
+    for col in (w["variant"], w["shape"], "GB/s", w["copy"], w["memcpy"], w["torch"]):
+        t.add_column(col, justify="right")
+    for s in perf["shapes"]:
+        shape = "x".join(str(d) for d in s["shape"])
+        t.add_row("cudaMemcpy D2D", shape, f"{s['memcpy_gbps']:.0f}", "", "100%", "")
+        t.add_row("copy kernel", shape, f"{s['copy_kernel_gbps']:.0f}", "100%", "", "")
+        if "torch_gbps" in s:
+            t.add_row(f"torch {s['torch_op']}", shape, f"{s['torch_gbps']:.0f}", "", "", "1.00x")
+        for v in perf["variants"]:
+            if v["shape"] == s["shape"]:
+                t.add_row(v["name"], shape, f"{v['gbps']:.0f}", f"{v['pct_copy_kernel']:.0f}%",
+                          f"{v['pct_memcpy']:.0f}%", f"{v['vs_torch']:.2f}x" if "vs_torch" in v else "")
+    c.print()
+    c.print(t)
