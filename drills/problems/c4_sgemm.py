@@ -14,9 +14,10 @@ from ..manifest import Problem
 from ..pipeline.diagnose import evidence_int, rows_by_entry
 from ..result import Result
 
-# Most specific first. tiles-not-reused is raised by the tiles-reused check (its wording is here too).
+# Most specific first. tiles-not-reused and few-fmas-per-shared-load are raised by the tiles-reused
+# and register-blocking checks (their wording is in the .toml too).
 DIAGNOSES = ("output-not-written", "k-tail-not-handled", "a-b-indices-swapped", "c-indices-swapped",
-             "mn-tail-not-handled", "tiles-not-reused")
+             "mn-tail-not-handled", "tiles-not-reused", "few-fmas-per-shared-load")
 STORE_LINE_DIAGNOSES = ()
 
 TILE = 32  # the skeleton's tile: evidence's "whole tiles" and the K tail are counted in it
