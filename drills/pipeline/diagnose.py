@@ -24,7 +24,7 @@ import re
 from . import ptxloc
 from .. import problems
 from ..manifest import Problem
-from ..messages import say
+from ..messages import is_reference, say
 from ..result import Result, error_say
 
 # The program did not build or did not finish: status `error`, never a wrong answer.
@@ -263,19 +263,26 @@ def from_checks(problem: Problem, result: Result) -> None:
             _uncoalesced(problem, result, failed[id], id)
     if "bank-conflicts" in failed:
         _bank_conflicts(problem, result, failed["bank-conflicts"])
-    # A diagnosis the core does not know is the problem module's (diagnose_check), if it has one.
+    # A diagnosis the core has no rule for is the problem's own: its module's diagnose_check when it has
+    # one, else named with the check's entry point and measured value, worded by the problem's catalogue.
     hook = getattr(module, "diagnose_check", None)
     for id, check in failed.items():
-        if id not in _CORE_CHECK_DIAGNOSES and hook is not None:
+        if id in CHECK_RULES:
+            continue
+        if hook is not None:
             hook(problem, result, check)
+        else:
+            measured = check["message"]["facts"] if is_reference(check.get("message")) else {}
+            result.diagnose(id, **{**measured, "entry": check["entry"]})
     for d in result.diagnoses[before:]:  # raised by a note: it teaches, the verdict ignores it
         if failed.get(d["id"], {}).get("severity") == "note":
             d["severity"] = "note"
     order(problem, result)
 
 
-_CORE_CHECK_DIAGNOSES = frozenset({"no-shared-memory", "uncoalesced-store", "no-vector-loads", "uncoalesced-load",
-                                   "uncoalesced-access", "bank-conflicts"})
+# The check diagnoses with a rule above; any other is the problem's own (see from_checks).
+CHECK_RULES = frozenset({"no-shared-memory", "uncoalesced-store", "no-vector-loads", "uncoalesced-load",
+                         "uncoalesced-access", "bank-conflicts"})
 
 
 def _worst_store(result: Result, entry: str) -> dict | None:
