@@ -3,6 +3,7 @@ and turn their structured output into the result object's test rows."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -28,6 +29,10 @@ class Run:
     crashed: str = ""           # e.g. "killed by SIGSEGV", "" when the process ended normally
     output: str = ""
     sim_events: list = field(default_factory=list)
+    running: str = ""           # the case in progress when the run was stopped or crashed (gtestrun.py)
+    stopped: str = ""           # why the watchdog stopped it
+    seconds: float = 0.0
+    case_seconds: dict = field(default_factory=dict)  # GoogleTest's time per case
 
 
 def _cap(text: str) -> str:
@@ -139,9 +144,12 @@ def run_pytest(test_file: Path, library: Path, backend: str, env: dict, timeout:
     with tempfile.TemporaryDirectory(prefix="drills-pytest-") as tmp:
         junit = Path(tmp) / "junit.xml"
         report = Path(tmp) / "sim.jsonl"
+        # Only the plugin the cases need: a machine's other pytest plugins (anyio, trio, xdist,
+        # benchmark, ...) cost more start-up than the cases themselves.
         env = dict(env, DRILLS_SUBJECT_LIB=str(library), DRILLS_BACKEND=backend,
-                   DRILLS_SIM_REPORT=str(report), PYTHONDONTWRITEBYTECODE="1")
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
+                   DRILLS_SIM_REPORT=str(report), PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+        plugins = ["-p", "_hypothesis_pytestplugin"] if importlib.util.find_spec("_hypothesis_pytestplugin") else []
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugins, f"--junitxml={junit}",
                str(test_file)]
         code, output, timed_out = _exec(cmd, env, timeout)
         run = Run(exit_code=code, timed_out=timed_out, crashed=_crash_text(code), output=_cap(output),
