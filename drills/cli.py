@@ -168,12 +168,12 @@ def cmd_serve(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python practice/judge.py",
-                                 description="drills: CUDA operator drills. `judge.py 78` judges problem 78.")
+                                 description="drills: CUDA operator drills. `judge.py N` judges problem N; `judge.py list` lists them.")
     ap.add_argument("--lang", choices=("zh", "en"), help="language of messages (default: from the locale)")
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     def number(p):
-        p.add_argument("number", help="problem number (e.g. 78) or slug")
+        p.add_argument("number", help="problem number or slug (`judge.py list` shows them)")
 
     p = sub.add_parser("test", help="build and judge a file (default: your mine/ file)")
     number(p)
@@ -243,7 +243,7 @@ def _hoist_lang(argv: list[str]) -> tuple[list[str], list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     argv, lang = _hoist_lang(list(sys.argv[1:] if argv is None else argv))
-    # `judge.py 78 [options]` is `judge.py test 78 [options]`.
+    # `judge.py N [options]` is `judge.py test N [options]`.
     first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
     if first is not None and argv[first] not in SUBCOMMANDS:
         if argv[first].lstrip("#").isdigit() or not argv[first].isidentifier() or "_" in argv[first]:

@@ -230,7 +230,7 @@ class Manifest(_Strict):
 
 
 def _where(data: dict, loc: tuple) -> str:
-    """'problem 78 (c3_transpose): checks[1].severity' from a pydantic error location."""
+    """'problem N (slug), key 'checks[1].severity'' from a pydantic error location."""
     if len(loc) >= 2 and loc[0] == "problem" and isinstance(loc[1], int):
         rows = data.get("problem") or []
         row = rows[loc[1]] if loc[1] < len(rows) and isinstance(rows[loc[1]], dict) else {}
@@ -327,7 +327,7 @@ def load(path: Path = MANIFEST) -> dict[int, Problem]:
 
 
 def find(problems: dict[int, Problem], key: str | int) -> Problem:
-    """A problem by number ("78", "#78", "078") or slug ("c3_transpose")."""
+    """A problem by number ("N", "#N", "0N") or slug."""
     text = str(key).strip().lstrip("#")
     if text.isdigit() and int(text) in problems:
         return problems[int(text)]

@@ -4,7 +4,7 @@ Its JSON Schema is drills/result.schema.json (published; the tests validate ever
 Version 1 (JSON):
 {
   "version": 1,
-  "problem": 78,
+  "problem": <number>,
   "file": "mine/c3_transpose.cu",            # what was judged, relative to the repo when inside it
   "status": "pass" | "fail" | "error",        # error: compile error, crash, timeout, unsupported, bad usage
   "message": {"zh": "...", "en": "..."},     # one line: the verdict and the first reason

@@ -1,10 +1,13 @@
 """Golden cases for the judge: a folder per situation under tests/golden/<chapter>/ (c1, c2, c3:
-the chapter of the problem it answers), each holding a learner file with one mistake (or a correct variant, pass-*) and the stable parts of
-the result it must get: status, diagnosis ids in order, failed (and for passes, passed) technique
+the chapter of the problem it answers). Each chapter has one base learner file, base.cu (correct:
+the case pass-base judges it as it is); a case's mistake (or correct variant, pass-*) is
+mistake.patch, a small unified diff against it, and expected.json holds the stable parts of the
+result it must get: status, diagnosis ids in order, failed (and for passes, passed) technique
 checks, the first diagnosis's line.
 
-A chapter's cases share one simulator build folder (build/sim-golden-<chapter>): after the first, a
-case recompiles only its own file. `DRILLS_GOLDEN_UPDATE=1 pytest tests/test_golden.py` rewrites expected.json
+A chapter's cases share one simulator build folder (build/sim-golden-<chapter>) and one source path
+(build/golden-src/<chapter>/learner.cu, where the patched file is written): after the first, a case
+recompiles only that file. `DRILLS_GOLDEN_UPDATE=1 pytest tests/test_golden.py` rewrites expected.json
 from what the judge says now (review the diff before committing).
 """
 
@@ -15,6 +18,7 @@ import os
 import shutil
 
 import pytest
+from fixture_patch import materialise
 from result_schema import assert_valid_result
 
 from drills import ROOT, manifest
@@ -26,6 +30,12 @@ PROBLEMS = {p.chapter.lower(): p for p in manifest.load().values()}
 CHAPTERS = sorted(d.name for d in GOLDEN.iterdir() if d.is_dir())
 CASES = [(chapter, case.name) for chapter in CHAPTERS
          for case in sorted((GOLDEN / chapter).iterdir()) if (case / "expected.json").exists()]
+
+
+def learner_file(chapter: str, case: str):
+    folder = GOLDEN / chapter / case
+    return materialise(folder / "mistake.patch", GOLDEN / chapter / "base.cu",
+                       ROOT / "build" / "golden-src" / chapter / "learner.cu")
 UPDATE = os.environ.get("DRILLS_GOLDEN_UPDATE") == "1"
 
 pytestmark = pytest.mark.skipif(bool(backend_unavailable("sim") or not shutil.which("nvcc")),
@@ -48,13 +58,22 @@ def test_every_golden_folder_names_a_chapter():
 
 
 @pytest.mark.parametrize("chapter, case", CASES, ids=[f"{c}/{n}" for c, n in CASES])
+def test_each_case_is_its_base_and_at_most_a_small_patch(chapter, case, tmp_path):
+    folder = GOLDEN / chapter / case
+    patch = folder / "mistake.patch"
+    assert patch.exists() or case == "pass-base", f"{case}: a mistake.patch against {chapter}/base.cu"
+    assert not (folder / "learner.cu").exists(), "a case is a patch, not a copy"
+    materialise(patch, GOLDEN / chapter / "base.cu", tmp_path / "learner.cu")  # the patch applies
+
+
+@pytest.mark.parametrize("chapter, case", CASES, ids=[f"{c}/{n}" for c, n in CASES])
 def test_golden(chapter, case, monkeypatch):
     problem = PROBLEMS[chapter]
     folder = GOLDEN / chapter / case
     expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
     for key, value in expected.get("env", {}).items():
         monkeypatch.setenv(key, value)
-    result = judge(problem, folder / "learner.cu", "sim", build_root=ROOT / "build" / f"sim-golden-{chapter}",
+    result = judge(problem, learner_file(chapter, case), "sim", build_root=ROOT / "build" / f"sim-golden-{chapter}",
                    run_pytest=False, perf=False,
                    timeout=float(expected.get("timeout", 120)))
     assert_valid_result(result.to_dict())

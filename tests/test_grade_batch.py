@@ -16,13 +16,14 @@ import time
 from pathlib import Path
 
 import pytest
+from fixture_patch import materialise
 from result_schema import assert_valid_result
 
 from drills import ROOT
 from drills.grading import sandbox, template
 from drills.pipeline.toolchain import backend_unavailable
 
-FIXTURES = ROOT / "tests" / "grade_fixtures" / "78"
+FIXTURES = ROOT / "tests" / "grade_fixtures" / "78"  # folders as they are; <name>.patch against base.cu
 HIDDEN = ROOT / "tests" / "grade_fixtures" / "hidden.toml"
 HIDDEN_SHAPES = ("130x67", "67x130", "3x1100", "1100x3")
 VANDAL_TARGETS = ("drills-vandal-was-here.txt", "/tmp/drills-vandal-was-here.txt")  # relative: to the checkout
@@ -94,6 +95,18 @@ def grade(root: Path, tmp: Path, subs: Path, out: Path, *extra: str) -> tuple[su
     return p, time.monotonic() - started
 
 
+def submissions_folder(dest: Path) -> Path:
+    """The class's submissions as the grader sees them: the folders copied, each <name>.patch
+    applied to base.cu as <name>.cu."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for entry in sorted(FIXTURES.iterdir()):
+        if entry.is_dir():
+            shutil.copytree(entry, dest / entry.name)
+        elif entry.suffix == ".patch":
+            materialise(entry, FIXTURES / "base.cu", dest / f"{entry.stem}.cu")
+    return dest
+
+
 def rows(out: Path) -> dict:
     with (out / "grades.csv").open(newline="") as f:
         return {r["submission"]: r for r in csv.DictReader(f)}
@@ -119,7 +132,8 @@ def test_batch_each_submission_gets_its_own_row(repo, tmp_path):
         target.unlink(missing_ok=True)
     before = snapshot(root), snapshot(cache)
     out = tmp_path / "out"
-    p, seconds = grade(root, tmp_path, FIXTURES, out, "--jobs", "2", *(f"--only={n}" for n in names))
+    subs = submissions_folder(tmp_path / "subs")
+    p, seconds = grade(root, tmp_path, subs, out, "--jobs", "2", *(f"--only={n}" for n in names))
     assert p.returncode == 0, p.stdout + p.stderr
     assert seconds < 400, f"the batch took {seconds:.0f} s"
 
@@ -143,16 +157,17 @@ def test_batch_each_submission_gets_its_own_row(repo, tmp_path):
     assert not any(t.exists() for t in targets)
 
     # Run again: everything is up to date.
-    p, _ = grade(root, tmp_path, FIXTURES, out, "--jobs", "2", *(f"--only={n}" for n in names))
+    p, _ = grade(root, tmp_path, subs, out, "--jobs", "2", *(f"--only={n}" for n in names))
     assert p.returncode == 0 and "graded 0 submission(s)" in p.stdout, p.stdout + p.stderr
 
 
 def test_without_bwrap_rlimits_still_stop_output_and_hangs(repo, tmp_path):
     root, _ = repo
+    every = submissions_folder(tmp_path / "every")
     subs = tmp_path / "subs"
     subs.mkdir()
     for name in ("chatty.cu", "hang.cu", "right"):
-        src = FIXTURES / name
+        src = every / name
         (shutil.copytree if src.is_dir() else shutil.copy2)(src, subs / name)
     out = tmp_path / "out"
     p, _ = grade(root, tmp_path, subs, out, "--jobs", "2", "--sandbox", "rlimits", "--memory-mb", "2048")

@@ -20,10 +20,10 @@ from ..pipeline.toolchain import ToolchainError, backend_unavailable, pick_backe
 
 
 def add_arguments(p) -> None:
-    p.add_argument("number", nargs="?", help="problem number (e.g. 78) or slug")
+    p.add_argument("number", nargs="?", help="problem number or slug (`judge.py list` shows them)")
     p.add_argument("submissions", nargs="?", help="folder: one subfolder or .cu file per submission")
     p.add_argument("--out", required=True, help="where grades.csv and one .json + .feedback.md per submission go")
-    p.add_argument("--hidden", help="HIDDEN.toml: [78] shapes = [[M, N], ...] seed = 7 (keep it outside the repository)")
+    p.add_argument("--hidden", help="HIDDEN.toml: [N] shapes = [[M, N], ...] seed = 7 per problem N (keep it outside the repository)")
     p.add_argument("--jobs", type=int, default=1, help="submissions judged at once (default 1)")
     p.add_argument("--backend", choices=("auto", "gpu", "sim"), default="auto")
     p.add_argument("--timeout", type=float, default=120, help="seconds for one submission's tests (default 120)")

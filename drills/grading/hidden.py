@@ -1,6 +1,6 @@
 """HIDDEN.toml: the instructor's extra cases, one table per problem, kept outside the repository.
 
-    [78]
+    [<number>]                                    # the problem's number
     shapes = [[130, 67], [1, 4099], [2049, 33]]   # rows x cols of x, judged besides the public ones
     seed = 7                                      # seeds every generated input (DRILLS_SEED)
 

@@ -18,7 +18,8 @@ def run_bench(lang: str, as_json: bool = False) -> int:
     if not name:
         print("drills: bench needs a GPU; none answers here (the simulator does not time kernels)")
         return 2
-    problem = manifest.find(manifest.load(), 78)
+    # Any problem's C ABI library carries the memcpy timing; the lowest-numbered one is enough.
+    problem = min(manifest.load().values(), key=lambda p: p.number)
     subject = subject_for(problem, problem.path("solution"), "gpu")
     outcome = build(subject, [subject.targets[1]])
     if not outcome.ok:

@@ -1,6 +1,6 @@
 """The learner's progress: a plain file the learner can read or delete (practice/.progress.json).
 
-{"78": {"status": "passed" | "tried", "updated": "2025-01-31T12:00:00+00:00", "hints": 2}}
+{"<number>": {"status": "passed" | "tried", "updated": "2025-01-31T12:00:00+00:00", "hints": 2}}
 ("hints": how many hints have been shown.) The CLI and the browser app both go through these functions.
 """
 

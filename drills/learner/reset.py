@@ -20,7 +20,7 @@ PRISTINE = ROOT / "practice" / ".pristine"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("number", help="problem number (e.g. 78) or slug")
+    p.add_argument("number", help="problem number or slug (`judge.py list` shows them)")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask before overwriting your file")
     p.add_argument("--save-pristine", action="store_true",
                    help="authors: keep the current skeleton from git in practice/.pristine/ (for copies without git)")

@@ -21,7 +21,7 @@ DEBOUNCE_SECONDS = 0.4
 
 
 def add_arguments(p) -> None:
-    p.add_argument("number", help="problem number (e.g. 78) or slug")
+    p.add_argument("number", help="problem number or slug (`judge.py list` shows them)")
     p.add_argument("--file", help="watch this file instead of mine/")
     p.add_argument("--backend", choices=("auto", "gpu", "sim"), default="auto")
     p.add_argument("--no-perf", action="store_true", help="skip GPU timing")

@@ -52,7 +52,7 @@ std::vector<float> iota_floats(size_t n) {
   return v;
 }
 
-// --- C3 transposes against the H200 anchors (shared/anchors/h200-transpose.md), M=1024 N=2048
+// --- C3 transposes against Nsight Compute on an H200 (sim/validation/h200-ncu.json, c3_transpose), M=1024 N=2048
 
 struct TransposeRun {
   sim::LaunchReport rep;
