@@ -22,7 +22,7 @@ from pathlib import Path
 from .. import ROOT
 from ..manifest import Problem
 from . import swap
-from .toolchain import require
+from .toolchain import gpu_standin, require
 
 BUILD_TIMEOUT = 900
 
@@ -50,14 +50,18 @@ class Subject:
         return [f"{self.problem.slug}_test-{self.name}", f"{self.problem.slug}_capi-{self.name}"]
 
 
+def _tree(backend: str) -> str:
+    return "gpu-standin" if backend == "gpu" and gpu_standin() else backend
+
+
 def subject_for(problem: Problem, file: Path, backend: str, build_root: Path | None = None) -> Subject:
     file = file.resolve()
     if build_root is not None:
         return Subject(problem, file, backend, build_root, "subject")
     if file == problem.path("solution").resolve():
-        return Subject(problem, file, backend, ROOT / "build" / backend, "solutions")
+        return Subject(problem, file, backend, ROOT / "build" / _tree(backend), "solutions")
     digest = hashlib.sha1(f"{problem.number}:{file}".encode()).hexdigest()[:12]
-    return Subject(problem, file, backend, ROOT / "build" / f"{backend}-files" / digest, "subject",
+    return Subject(problem, file, backend, ROOT / "build" / f"{_tree(backend)}-files" / digest, "subject",
                    swap=not os.environ.get("DRILLS_NO_SWAP"))
 
 
@@ -109,7 +113,7 @@ def _configured_for(subject: Subject) -> bool:
     if not (subject.build_dir / "compile_commands.json").exists():
         return False  # configured before the shared build read CMake's commands
     text = cache.read_text(errors="replace")
-    want = [f"DRILLS_BACKEND:STRING={subject.backend}"]
+    want = [f"DRILLS_BACKEND:STRING={_cmake_backend(subject)}"]
     if subject.name == "subject":
         want.append(f"DRILLS_SUBJECT:FILEPATH={subject.file}")
     return all(w in text for w in want)
@@ -117,13 +121,17 @@ def _configured_for(subject: Subject) -> bool:
 
 def configure_args(subject: Subject) -> list[str]:
     args = [require("cmake"), "-S", str(ROOT), "-B", str(subject.build_dir),
-            f"-DDRILLS_BACKEND={subject.backend}", "-DCMAKE_BUILD_TYPE=Release",
+            f"-DDRILLS_BACKEND={_cmake_backend(subject)}", "-DCMAKE_BUILD_TYPE=Release",
             "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
     if subject.name == "subject":
         args += [f"-DDRILLS_PROBLEM={subject.problem.number}", f"-DDRILLS_SUBJECT={subject.file}"]
     if os.environ.get("DRILLS_GTEST_SOURCE"):  # machines without libgtest-dev
         args.append(f"-DDRILLS_GTEST_SOURCE={os.environ['DRILLS_GTEST_SOURCE']}")
     return args
+
+
+def _cmake_backend(subject: Subject) -> str:
+    return "sim" if subject.backend == "gpu" and gpu_standin() else subject.backend
 
 
 def jobs() -> str:

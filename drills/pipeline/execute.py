@@ -79,6 +79,8 @@ def base_env(backend: str, extra: dict | None = None) -> dict:
     env.pop("DRILLS_SIM_REPORT", None)
     if backend == "sim":
         env.setdefault("DRILLS_SIM_WATCHDOG", SIM_WATCHDOG_SECONDS)
+    elif env.get("DRILLS_GPU_STANDIN") == "sim":  # a GPU has no watchdog: only the judge's stops a hang
+        env["DRILLS_SIM_WATCHDOG"] = "100000"
     env.update(extra or {})
     return env
 

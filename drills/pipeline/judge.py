@@ -124,6 +124,9 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
             if not (runs[0].timed_out or runs[0].crashed or _hung(runs[0])):
                 runs.append(pytest_result)
         _record_reference_time(problem, subject, runs, device, shards)
+        if on_gpu:  # a GPU reports no simulator events (the stand-in's are not evidence either)
+            for run in runs:
+                run.sim_events = []
 
         for run in runs:
             result.tests.extend(run.tests)
@@ -212,12 +215,19 @@ def _side_run(problem, sim_build, env, limits, clock):
     if not outcome.ok:
         return None, []
     with clock.phase("replay"):
-        sim_env = execute.base_env("sim", {k: v for k, v in env.items() if k.startswith("DRILLS_") and k != "DRILLS_SIM_REPORT"})
+        sim_env = _sim_env(env)
         sim_limits = _limits("sim", None, None)
         sim_limits.total = max(sim_limits.total, limits.total)
         run = gtestrun.run(sim_subject.test_binary, sim_env, sim_limits, problem.diagnosis.evidence,
                            shards=gtestrun.default_shards("sim"))
     return sim_subject, [run]
+
+
+def _sim_env(env: dict) -> dict:
+    """The GPU run's settings (shapes, seed) for a simulator run, with the simulator's own watchdog."""
+    keep = {k: v for k, v in env.items()
+            if k.startswith("DRILLS_") and k not in ("DRILLS_SIM_REPORT", "DRILLS_SIM_WATCHDOG")}
+    return execute.base_env("sim", keep)
 
 
 def _replay_stopped_case(problem, sim_subject, env, gpu_runs, sim_runs, clock) -> list:
@@ -226,7 +236,7 @@ def _replay_stopped_case(problem, sim_subject, env, gpu_runs, sim_runs, clock) -
     if not case or any(replay.covered(r, case) for r in sim_runs):
         return []
     with clock.phase("replay"):
-        sim_env = execute.base_env("sim", {k: v for k, v in env.items() if k.startswith("DRILLS_") and k != "DRILLS_SIM_REPORT"})
+        sim_env = _sim_env(env)
         return [gtestrun.run(sim_subject.test_binary, sim_env, replay.limits_for_case(), problem.diagnosis.evidence,
                              gtest_filter=replay.public_filter(problem, case))]
 

@@ -39,7 +39,7 @@ def public_filter(problem: Problem, case: str) -> str:
     m = re.match(r"(?P<head>.+/)?(?P<variant>[A-Za-z0-9_]+?)_(?P<m>\d+)x(?P<n>\d+)$", case)
     if not m:
         return case
-    public = {tuple(int(v) for v in s.lower().split("x")) for s in problem.shapes}
+    public = {tuple(s) for s in problem.shapes}
     if (int(m["m"]), int(m["n"])) in public:
         return case
     return f"{m['head'] or ''}{m['variant']}_*"

@@ -57,7 +57,9 @@ def _tool_id(tool: str) -> str:
 
 def fingerprint(problem: Problem, backend: str) -> str:
     h = hashlib.sha256()
-    h.update(f"{RECIPE_VERSION}\n{backend}\n{cmake_text({problem.number: problem})}\n".encode())
+    from .toolchain import gpu_standin
+    standin = "standin" if backend == "gpu" and gpu_standin() else ""
+    h.update(f"{RECIPE_VERSION}\n{backend}{standin}\n{cmake_text({problem.number: problem})}\n".encode())
     h.update((_tool_id("nvcc") + _tool_id("cmake")).encode())
     for f in inputs(problem):
         h.update(str(f.relative_to(ROOT)).encode() + b"\0" + f.read_bytes() + b"\0")

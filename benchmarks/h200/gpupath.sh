@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Issue 10 on the H200: the GPU backend's diagnoses (the simulator's replay), its watchdog, its
+# speed, and verdict/diagnosis parity with the simulator over every golden case.
+#
+#   OUT=/some/dir bash benchmarks/h200/gpupath.sh      # writes $OUT/gpupath/
+#
+# Needs, carried with the tree (both git-ignored): .gtest/ (a copy of /usr/src/googletest: the GPU
+# image has no libgtest-dev) and .whl/ (pydantic and its four companions for Python 3.12: the image
+# has no pydantic). What it measures: benchmarks/h200/gpupath_run.py's docstring. Every step is
+# timed; a failing step is printed and the script goes on. About 2-3 minutes on one H200 (16 cores).
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+O="${OUT:-/tmp}/gpupath"
+mkdir -p "$O"
+T0=$(date +%s)
+step() { echo "== [$(( $(date +%s) - T0 )) s] $*" | tee -a "$O/log.txt"; }
+
+step "environment"
+{
+  date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>&1
+  nvcc --version | tail -2; cmake --version | head -1; python3 --version; nproc
+  command -v compute-sanitizer
+} > "$O/env.txt" 2>&1
+cat "$O/env.txt"
+
+step "python packages the image lacks (.whl/)"
+if ls .whl/*.whl > /dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/gpupath-site .whl/*.whl \
+    > "$O/pip.txt" 2>&1 || { echo "pip install of .whl/ failed:"; tail -5 "$O/pip.txt"; }
+  export PYTHONPATH=/tmp/gpupath-site${PYTHONPATH:+:$PYTHONPATH}
+else
+  echo "no .whl/ carried: pydantic must already be importable"
+fi
+python3 -c "import pydantic, rich, numpy, hypothesis, psutil; print('imports ok, pydantic', pydantic.VERSION)" 2>&1 | tee -a "$O/log.txt"
+
+if [ -f .gtest/CMakeLists.txt ]; then
+  export DRILLS_GTEST_SOURCE="$ROOT/.gtest"
+else
+  echo "no .gtest/ carried: CMake must find an installed GoogleTest" | tee -a "$O/log.txt"
+fi
+export DRILLS_BUILD_JOBS=$(nproc)
+export PYTHONUNBUFFERED=1
+
+step "doctor"
+python3 practice/judge.py doctor 2>&1 | tee -a "$O/log.txt"
+
+step "builds, must-show timings, golden parity (gpupath_run.py)"
+timeout -k 5 170 python3 benchmarks/h200/gpupath_run.py "$O" --backend gpu --jobs 6 --deadline 130 2>&1 | tee "$O/run.txt"
+echo "gpupath_run.py rc=${PIPESTATUS[0]}" | tee -a "$O/log.txt"
+
+step "done"
+ls -la "$O" | head -30
