@@ -228,7 +228,10 @@ def main() -> int:
     (out / "timings.json").write_text(json.dumps(t, indent=1, ensure_ascii=False))
     write_tables(out, a.backend, t, [])
     # parity: several cases side by side; each GPU run in two shards
-    rows = parity(a.backend, chapters, out, dict(env, DRILLS_TEST_SHARDS=env.get("DRILLS_TEST_SHARDS", "2")),
+    # cores shared by a.jobs judges: two GPU shards and a few simulator threads each
+    threads = str(max(2, (os.cpu_count() or 8) // a.jobs))
+    rows = parity(a.backend, chapters, out, dict(env, DRILLS_TEST_SHARDS=env.get("DRILLS_TEST_SHARDS", "2"),
+                                                 DRILLS_SIM_THREADS=env.get("DRILLS_SIM_THREADS", threads)),
                   a.jobs, a.deadline)
     write_tables(out, a.backend, t, rows)
     say(f"done: {sum(1 for r in rows if r.get('same'))}/{len(rows)} parity; tables in {out}")

@@ -88,12 +88,14 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
     torch_timer = None
     try:
         # Beside the GPU build: the simulator build, PyTorch's import, the reference's time here.
-        sim_build = pool.submit(_sim_build, problem, file, build_root, clock) if on_gpu and problem_needs_sim(problem) else None
+        sim_build = pool.submit(_sim_build, problem, file, build_root, clock) if on_gpu and not backend_unavailable("sim") else None
         if on_gpu and perf and problem.perf and problem.perf.torch:
             from .perf import TorchTimer
             torch_timer = TorchTimer()
+        # (the reference judged itself times itself: _record_reference_time)
         reference_time = (pool.submit(_reference_time, problem, backend, device, env, shards, clock)
-                          if timeout is None and build_fn is None and build_root is None else None)
+                          if timeout is None and build_fn is None and build_root is None
+                          and subject.name != "solutions" else None)
         try:
             with clock.phase("build"):
                 outcome = (build_fn or builder.build)(subject)
@@ -161,10 +163,6 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
         if torch_timer is not None:
             torch_timer.close()
         pool.shutdown(wait=False, cancel_futures=True)
-
-
-def problem_needs_sim(problem: Problem) -> bool:
-    return not backend_unavailable("sim")
 
 
 def _limits(backend: str, timeout: float | None, reference: dict | None) -> gtestrun.Limits:
