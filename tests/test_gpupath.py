@@ -51,7 +51,7 @@ sleep 30""")
     elapsed = time.monotonic() - started
     assert run.timed_out and elapsed < 5, (run.stopped, elapsed)
     assert run.running == "C3/Transpose.MatchesHostReference/tiled_31x33"
-    assert "tiled_31x33 ran longer than 1 s" in run.stopped
+    assert run.stopped == "stopped after 1 s"
     time.sleep(0.5)
     # the whole process group went: the background child never got to touch its marker
     assert not marker.exists()
@@ -70,7 +70,7 @@ def test_a_slow_run_without_a_hung_case_is_stopped_by_the_total_limit(tmp_path):
     prog = _fake_gtest(tmp_path, """
 i=0; while [ $i -lt 100 ]; do echo "[ RUN      ] S.c$i"; sleep 0.2; echo "[       OK ] S.c$i (200 ms)"; i=$((i+1)); done""")
     run = gtestrun.run(prog, dict(os.environ), gtestrun.Limits(per_case=5, total=1.5))
-    assert run.timed_out and "took longer than" in run.stopped, run.stopped
+    assert run.timed_out and run.stopped == "the whole run was stopped after 2 s", run.stopped
 
 
 def test_limits_scale_to_the_reference_and_never_drop_under_ten_seconds():
@@ -120,7 +120,7 @@ def test_a_defect_the_gpu_did_not_show_fails_the_verdict_and_says_it_came_from_a
 
 def test_the_gpus_hang_keeps_its_case_and_takes_the_replays_line():
     gpu = Run(timed_out=True, running="C3/Transpose.MatchesHostReference/tiled_8192x8192",
-              stopped="case ... ran longer than 10 s")
+              stopped="stopped after 10 s", stopped_after=10.0)
     r = _gpu_result("pass")
     r.diagnose("timeout")
     replay.gpu_stop_diagnosis(r, [gpu])
@@ -131,6 +131,7 @@ def test_the_gpus_hang_keeps_its_case_and_takes_the_replays_line():
     (d,) = [d for d in r.diagnoses if d["id"] == "timeout"]
     assert d["line"] == 19 and d["replay"]
     assert "tiled_8192x8192" in d["message"]["en"] and "line 19" in d["message"]["en"]
+    assert "stopped after 10 s" in d["message"]["en"] and "10 秒后被停止" in d["message"]["zh"]
 
 
 def test_a_gpu_only_shape_is_replayed_at_the_public_shapes():

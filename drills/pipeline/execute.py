@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ class Run:
     sim_events: list = field(default_factory=list)
     running: str = ""           # the case in progress when the run was stopped or crashed (gtestrun.py)
     stopped: str = ""           # why the watchdog stopped it
+    stopped_after: float = 0.0  # the limit it was stopped at, in seconds
     seconds: float = 0.0
     case_seconds: dict = field(default_factory=dict)  # GoogleTest's time per case
 
@@ -39,17 +41,23 @@ def _cap(text: str) -> str:
     return text if len(text) <= OUTPUT_CAP else "...\n" + text[-OUTPUT_CAP:]
 
 
-def _exec(cmd: list[str], env: dict, timeout: float) -> tuple[int, str, bool]:
-    """Run in its own process group so a timeout kills everything it started."""
+def _exec(cmd: list[str], env: dict, timeout: float, cancel=None) -> tuple[int, str, bool]:
+    """Run in its own process group so a timeout kills everything it started. `cancel` (a
+    threading.Event) stops it early too: the judge's other run found a hang that this one would
+    only wait for again."""
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-        return proc.returncode, out.decode(errors="replace"), False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        return proc.returncode, out.decode(errors="replace"), True
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            out, _ = proc.communicate(timeout=0.2 if cancel is not None else timeout)
+            return proc.returncode, out.decode(errors="replace"), False
+        except subprocess.TimeoutExpired:
+            if time.monotonic() < deadline and not (cancel is not None and cancel.is_set()):
+                continue
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, _ = proc.communicate()
+            return proc.returncode, out.decode(errors="replace"), True
 
 
 def _crash_text(code: int) -> str:
@@ -141,7 +149,7 @@ def _gtest_rows(doc: dict, evidence_keys=()) -> list[dict]:
     return rows
 
 
-def run_pytest(test_file: Path, library: Path, backend: str, env: dict, timeout: float) -> Run:
+def run_pytest(test_file: Path, library: Path, backend: str, env: dict, timeout: float, cancel=None) -> Run:
     """The problem's pytest cases (Hypothesis shapes included) against one C ABI library."""
     with tempfile.TemporaryDirectory(prefix="drills-pytest-") as tmp:
         junit = Path(tmp) / "junit.xml"
@@ -153,7 +161,7 @@ def run_pytest(test_file: Path, library: Path, backend: str, env: dict, timeout:
         plugins = ["-p", "_hypothesis_pytestplugin"] if importlib.util.find_spec("_hypothesis_pytestplugin") else []
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugins, f"--junitxml={junit}",
                str(test_file)]
-        code, output, timed_out = _exec(cmd, env, timeout)
+        code, output, timed_out = _exec(cmd, env, timeout, cancel)
         run = Run(exit_code=code, timed_out=timed_out, crashed=_crash_text(code), output=_cap(output),
                   sim_events=read_sim_report(report))
         if junit.exists():

@@ -82,7 +82,7 @@ def _one(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: s
     if gtest_filter:
         cmd.append(f"--gtest_filter={gtest_filter}")
     started = time.monotonic()
-    stopped = ""
+    stopped, stopped_after = "", 0.0
     with open(log, "wb") as sink:  # a file, not a pipe: a kernel may print without end
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
                                 start_new_session=True)
@@ -109,9 +109,9 @@ def _one(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: s
             if seen > OUTPUT_LIMIT:
                 stopped = f"the program printed more than {OUTPUT_LIMIT >> 20} MB"
             elif case and now - case_since > limits.per_case:
-                stopped = f"case {case} ran longer than {limits.per_case:.0f} s"
+                stopped, stopped_after = f"stopped after {limits.per_case:.0f} s", limits.per_case
             elif now - started > limits.total:
-                stopped = f"the run took longer than {limits.total:.0f} s"
+                stopped, stopped_after = f"the whole run was stopped after {limits.total:.0f} s", limits.total
             if stopped:
                 _kill(proc)
                 proc.wait()
@@ -122,7 +122,7 @@ def _one(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: s
     run = execute.Run(exit_code=code, timed_out=bool(stopped), crashed="" if stopped else execute._crash_text(code),
                       output=execute._cap(output), sim_events=execute.read_sim_report(report))
     run.running = running_case(output) if (stopped or run.crashed or code not in (0, 1)) else ""
-    run.stopped = stopped
+    run.stopped, run.stopped_after = stopped, stopped_after
     run.seconds = time.monotonic() - started
     if out_json.exists():
         try:
@@ -168,7 +168,7 @@ def merge(runs: list) -> execute.Run:
                       output=execute._cap("\n".join(r.output for r in runs)),
                       sim_events=[e for r in runs for e in r.sim_events])
     out.tests = sorted((t for r in runs for t in r.tests), key=lambda t: t["name"])
-    out.running, out.stopped = worst.running, worst.stopped
+    out.running, out.stopped, out.stopped_after = worst.running, worst.stopped, worst.stopped_after
     out.seconds = max(r.seconds for r in runs)
     out.case_seconds = {k: v for r in runs for k, v in getattr(r, "case_seconds", {}).items()}
     return out

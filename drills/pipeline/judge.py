@@ -113,13 +113,16 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
         # others' evidence moot, and the verdict says so; it never makes them wait longer.
         side = pool.submit(_side_run, problem, sim_build, env, limits, clock) if sim_build else None
         pytest_file = problem.path("pytest")
+        stop_pytest = threading.Event()
         pytest_run = (pool.submit(_timed, clock, "pytest", execute.run_pytest, pytest_file, subject.capi_library,
-                                  backend, env, limits.total)
+                                  backend, env, limits.total, stop_pytest)
                       if run_pytest and pytest_file.exists() else None)
         probe = (pool.submit(_timed, clock, "probe", _technique, problem, subject, sim_build, file, shown)
                  if problem.checks else None)
         with clock.phase("tests"):
             runs = [gtestrun.run(subject.test_binary, env, limits, problem.diagnosis.evidence, shards=shards)]
+        if runs[0].timed_out or runs[0].crashed or _hung(runs[0]):
+            stop_pytest.set()  # it would only hang or crash the same way
         if pytest_run is not None:
             with clock.phase("pytest-wait"):
                 pytest_result = pytest_run.result()

@@ -74,7 +74,8 @@ def findings(problem: Problem, shown: str, sim_runs: list, binaries) -> list[dic
 
 
 def _short(name: str) -> str:
-    return name.split(".", 1)[-1] if name else ""
+    """GoogleTest's case name as it prints it (the judge's rows prefix the suite once more)."""
+    return name or ""
 
 
 def attach(problem: Problem, result: Result, found: list[dict], gpu_runs: list) -> None:
@@ -82,7 +83,7 @@ def attach(problem: Problem, result: Result, found: list[dict], gpu_runs: list) 
     own diagnosis of the same id when that one has none (the GPU's watchdog knows the case that
     hung, the replay knows the line)."""
     gpu_case = next((r.running for r in gpu_runs if r.running), "")
-    gpu_stop = next((r.stopped for r in gpu_runs if r.stopped), "")
+    gpu_stop = next((r.stopped_after for r in gpu_runs if r.stopped), 0.0)
     for d in found:
         same = next((x for x in result.diagnoses if x["id"] == d["id"]), None)
         if same is not None:
@@ -90,7 +91,7 @@ def attach(problem: Problem, result: Result, found: list[dict], gpu_runs: list) 
                 continue
             result.diagnoses.remove(same)
         if d["id"] == "timeout" and gpu_case:
-            d["message"] = say("diagnosis.timeout-gpu-replayed", case=_short(gpu_case), why=gpu_stop or "-",
+            d["message"] = say("diagnosis.timeout-gpu-replayed", case=_short(gpu_case), seconds=gpu_stop,
                                finding=d["message"]["facts"]["finding"])
         result.diagnoses.append(d)
     diagnose.order(problem, result)
@@ -101,7 +102,7 @@ def gpu_stop_diagnosis(result: Result, runs: list) -> None:
     for run in runs:
         if run.timed_out and run.running:
             result.diagnoses[:] = [d for d in result.diagnoses if d["id"] != "timeout"]
-            result.diagnose("timeout", key="diagnosis.timeout-gpu", case=_short(run.running), why=run.stopped or "-")
+            result.diagnose("timeout", key="diagnosis.timeout-gpu", case=_short(run.running), seconds=run.stopped_after)
             return
 
 
