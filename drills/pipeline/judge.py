@@ -113,9 +113,11 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
         # others' evidence moot, and the verdict says so; it never makes them wait longer.
         side = pool.submit(_side_run, problem, sim_build, env, limits, clock) if sim_build else None
         pytest_file = problem.path("pytest")
+        # pytest's limit is not scaled: Hypothesis shrinking a failure takes what it takes, and a
+        # hang shows in the GoogleTest run first, which stops pytest (stop_pytest)
         stop_pytest = threading.Event()
         pytest_run = (pool.submit(_timed, clock, "pytest", execute.run_pytest, pytest_file, subject.capi_library,
-                                  backend, env, limits.total, stop_pytest)
+                                  backend, env, timeout if timeout is not None else TEST_TIMEOUT, stop_pytest)
                       if run_pytest and pytest_file.exists() else None)
         probe = (pool.submit(_timed, clock, "probe", _technique, problem, subject, sim_build, file, shown)
                  if problem.checks else None)
