@@ -46,8 +46,14 @@ step "doctor"
 python3 practice/judge.py doctor 2>&1 | tee -a "$O/log.txt"
 
 step "builds, must-show timings, golden parity (gpupath_run.py)"
-timeout -k 5 170 python3 benchmarks/h200/gpupath_run.py "$O" --backend gpu --jobs 6 --deadline 130 2>&1 | tee "$O/run.txt"
+# GPUPATH_BACKEND=sim (with DRILLS_GPU_STANDIN=sim: gpu) tries the script on a machine without a GPU
+timeout -k 5 "${GPUPATH_LIMIT:-160}" python3 benchmarks/h200/gpupath_run.py "$O" --backend "${GPUPATH_BACKEND:-gpu}" \
+  --jobs "${GPUPATH_JOBS:-8}" --deadline "${GPUPATH_DEADLINE:-135}" 2>&1 | tee "$O/run.txt"
 echo "gpupath_run.py rc=${PIPESTATUS[0]}" | tee -a "$O/log.txt"
+
+step "tables (again, from what the run left, in case it was stopped)"
+python3 benchmarks/h200/gpupath_run.py "$O" --backend "${GPUPATH_BACKEND:-gpu}" --tables-only > /dev/null 2>&1 || echo "no tables"
+tail -45 "$O/parity.md" 2>/dev/null; cat "$O/timings.md" 2>/dev/null
 
 step "done"
 ls -la "$O" | head -30
