@@ -124,7 +124,8 @@ def test_the_gpus_hang_keeps_its_case_and_takes_the_replays_line():
     r = _gpu_result("pass")
     r.diagnose("timeout")
     replay.gpu_stop_diagnosis(r, [gpu])
-    sim = Run(sim_events=[{"event": "launch", "errors": [{"kind": "watchdog", "file": "mine/x.cu", "line": 19,
+    sim = Run(sim_events=[{"event": "launch", "kernel": "transpose_tiled_kernel(float const*, float*, int, int)",
+                           "errors": [{"kind": "watchdog", "file": "mine/x.cu", "line": 19,
                                                            "block": [0, 0, 0], "thread": [0, 0, 0]}]}], running="")
     replay.attach(C3, r, replay.findings(C3, "mine/x.cu", [sim], ()), [gpu])
     render_result(r, C3)
@@ -132,6 +133,7 @@ def test_the_gpus_hang_keeps_its_case_and_takes_the_replays_line():
     assert d["line"] == 19 and d["replay"]
     assert "tiled_8192x8192" in d["message"]["en"] and "line 19" in d["message"]["en"]
     assert "stopped after 10 s" in d["message"]["en"] and "10 秒后被停止" in d["message"]["zh"]
+    assert "kernel transpose_tiled_kernel never finished" in d["message"]["en"]
 
 
 def test_a_gpu_only_shape_is_replayed_at_the_public_shapes():

@@ -138,7 +138,8 @@ def _from_launch_error(problem: Problem, result: Result, e: dict, event: dict | 
     elif kind == "shared-race":
         _race(problem, result, e, event or {}, binaries, file, line, where)
     elif kind == "watchdog":
-        result.diagnose("timeout", key="diagnosis.timeout-at-line", file=file, line=line, where=where)
+        result.diagnose("timeout", key="diagnosis.timeout-at-line", file=file, line=line, where=where,
+                        kernel=_short_kernel((event or {}).get("kernel", "")) or "?")
     elif kind == "deadlock":
         result.diagnose("deadlock", file=file, line=line, text=text)
     elif kind == "barrier-divergence":
@@ -183,6 +184,12 @@ def _race(problem: Problem, result: Result, e: dict, event: dict, binaries, file
         result.diagnose("missing-barrier", key=f"diagnosis.missing-barrier-{case}", other=other, barrier=barrier, **facts)
     else:
         result.diagnose("missing-barrier", advice="missing-barrier", **facts)
+
+
+def _short_kernel(name: str) -> str:
+    """`void transpose_tiled_kernel<32>(float const*, ...)` -> `transpose_tiled_kernel`."""
+    from .render import short_kernel
+    return short_kernel(name) if name else ""
 
 
 def _wrong_shuffle_mask(problem: Problem, result: Result, e: dict, file: str, line: int, callers: list, where: str) -> None:
