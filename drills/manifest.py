@@ -304,7 +304,7 @@ def _load(path: Path, stamp: tuple) -> dict[int, Problem]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ManifestError(f"no manifest at {path}: run drills inside a drills checkout, or set DRILLS_ROOT") from None
+        raise ManifestError(f"no manifest at {path}: run drills inside a drills checkout (or set DRILLS_ROOT to one)") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise ManifestError(f"cannot read the manifest {path}: {e}") from None
     try:

@@ -65,10 +65,6 @@ def subject_for(problem: Problem, file: Path, backend: str, build_root: Path | N
                    swap=not os.environ.get("DRILLS_NO_SWAP"))
 
 
-def reference_for(subject: Subject) -> Subject:
-    """The subject whose CMake build is the shared part of `subject`'s."""
-    return subject_for(subject.problem, subject.problem.path("solution"), subject.backend)
-
 
 @dataclass
 class BuildOutcome:
@@ -138,6 +134,43 @@ def jobs() -> str:
     return os.environ.get("DRILLS_BUILD_JOBS", str(max(1, os.cpu_count() or 1)))
 
 
+# What the products depend on besides the toolchain: CMake's graph, read without running make.
+BUILD_INPUT_SUFFIXES = {".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".c", ".inc", ".cmake", ".txt", ".toml"}
+BUILD_INPUT_FOLDERS = ("cmake", "sim", "tests")
+NOT_BUILD_INPUTS = {"golden", "grade_fixtures", "web", "__pycache__", "validation"}
+
+
+def _newest_input(subject: Subject) -> int:
+    from ..manifest import MANIFEST
+    files = [subject.file, ROOT / "CMakeLists.txt", MANIFEST, ROOT / "drills" / "manifest.py"]
+    # Headers beside the subject (a submission folder's own): it may include them.
+    files += [f for f in subject.file.parent.iterdir() if f.suffix in (".h", ".cuh", ".hpp")]
+    for folder in BUILD_INPUT_FOLDERS:
+        for dirpath, dirnames, filenames in os.walk(ROOT / folder):
+            dirnames[:] = [d for d in dirnames if d not in NOT_BUILD_INPUTS]
+            files += [Path(dirpath) / f for f in filenames if os.path.splitext(f)[1] in BUILD_INPUT_SUFFIXES]
+    return max(f.stat().st_mtime_ns for f in files)
+
+
+def _up_to_date(subject: Subject, targets) -> bool:
+    """The products exist and are newer than every input: running make would only spend a second
+    or two deciding there is nothing to do (the warm path of `judge.py N`)."""
+    outputs = dict(zip(subject.targets, (subject.test_binary, subject.capi_library)))
+    wanted = targets or subject.targets
+    if any(t not in outputs for t in wanted):
+        return False
+    try:
+        if not all(outputs[t].exists() for t in wanted):
+            return False
+        return _stamp(subject, wanted).stat().st_mtime_ns > _newest_input(subject) and _configured_for(subject)
+    except (OSError, ValueError):
+        return False
+
+
+def _stamp(subject: Subject, targets) -> Path:
+    return subject.build_dir / f".drills-built-{'+'.join(sorted(targets))}"
+
+
 def build(subject: Subject, targets: list[str] | None = None) -> BuildOutcome:
     require("nvcc")
     started = time.monotonic()
@@ -151,7 +184,14 @@ def build(subject: Subject, targets: list[str] | None = None) -> BuildOutcome:
             outcome.log = fallback + outcome.log
             return outcome
     with _locked(subject.build_dir):
+        if _up_to_date(subject, targets):
+            return BuildOutcome(True, log="up to date", seconds=time.monotonic() - started)
+        began = time.time_ns()
         rc, log = _make(subject, targets or subject.targets)
+        if rc == 0:  # stamped with the start: an input saved during the build is newer than the stamp
+            stamp = _stamp(subject, targets or subject.targets)
+            stamp.touch()
+            os.utime(stamp, ns=(began, began))
     return _outcome(subject, rc, log, time.monotonic() - started)
 
 

@@ -282,7 +282,11 @@ def from_checks(problem: Problem, result: Result) -> None:
                       for l in launch["lines"] if "global_st" in l["requests"]}
             if len(stores) == 1:
                 d["file"], d["line"] = stores.pop()
-    failed = {c.get("diagnosis"): c for c in result.checks if c["status"] == "fail" and c.get("diagnosis")}
+    # A check of severity fail speaks for its diagnosis before a note that names the same one.
+    failing = sorted((c for c in result.checks if c["status"] == "fail" and c.get("diagnosis")),
+                     key=lambda c: c.get("severity") == "fail")
+    failed = {c["diagnosis"]: c for c in failing}
+    before = len(result.diagnoses)
     if "no-shared-memory" in failed:
         _no_shared_memory(problem, result, failed["no-shared-memory"])
     elif "uncoalesced-store" in failed:
@@ -294,6 +298,9 @@ def from_checks(problem: Problem, result: Result) -> None:
             _uncoalesced(problem, result, failed[id], id)
     if "bank-conflicts" in failed:
         _bank_conflicts(problem, result, failed["bank-conflicts"])
+    for d in result.diagnoses[before:]:  # raised by a note: it teaches, the verdict ignores it
+        if failed.get(d["id"], {}).get("severity") == "note":
+            d["severity"] = "note"
     order(problem, result)
 
 

@@ -112,13 +112,13 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
         # the simulator's run of the same cases (replay.py). A run that hangs or crashes makes the
         # others' evidence moot, and the verdict says so; it never makes them wait longer.
         side = pool.submit(_side_run, problem, sim_build, env, limits, clock) if sim_build else None
-        pytest_file = problem.path("pytest")
+        pytest_file = problem.path("pytest") if problem.pytest else None  # optional in the manifest
         # pytest's limit is not scaled: Hypothesis shrinking a failure takes what it takes, and a
         # hang shows in the GoogleTest run first, which stops pytest (stop_pytest)
         stop_pytest = threading.Event()
         pytest_run = (pool.submit(_timed, clock, "pytest", execute.run_pytest, pytest_file, subject.capi_library,
                                   backend, env, timeout if timeout is not None else TEST_TIMEOUT, stop_pytest)
-                      if run_pytest and pytest_file.exists() else None)
+                      if run_pytest and pytest_file else None)
         probe = (pool.submit(_timed, clock, "probe", _technique, problem, subject, sim_build, file, shown)
                  if problem.checks else None)
         with clock.phase("tests"):

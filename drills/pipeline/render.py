@@ -55,7 +55,8 @@ def render(result: dict, lang: str, console_: Console | None = None, verbose: bo
     for d in result.get("diagnoses", [])[:1]:
         where = f" [dim]{d.get('file', '')}:{d['line']}[/]" if d.get("line") else ""
         same = text(d["message"], lang) == text(result.get("message"), lang)
-        c.print(f"[bold]→ {d['id']}[/]{where}" + ("" if same else ": "), end="")
+        note = f"[yellow]{w['note']}[/] " if d.get("severity") == "note" else ""
+        c.print(f"[bold]→ {note}{d['id']}[/]{where}" + ("" if same else ": "), end="")
         c.print("" if same else text(d["message"], lang), markup=False)
 
     tests, absent = learners_tests(result.get("tests", []))
@@ -81,7 +82,9 @@ def render(result: dict, lang: str, console_: Console | None = None, verbose: bo
     if result.get("checks"):
         c.print(f"\n[bold]{w['checks']}[/]")
         for ch in result["checks"]:
-            mark = {"pass": "[green]✓[/]", "fail": "[red]✗[/]"}.get(ch["status"], "[dim]-[/]")
+            mark = {"pass": "[green]✓[/]", "fail": "[red]✗[/]", "error": "[yellow]?[/]"}.get(ch["status"], "[dim]-[/]")
+            if ch.get("severity") == "note" and ch["status"] != "pass":
+                mark = f"[yellow]![/] [dim]{w['note']}[/]"
             c.print(f"  {mark} {ch['id']}: {text(ch['message'], lang)}")
 
     if len(result.get("diagnoses", [])) > 1 or (verbose and result.get("diagnoses")):
