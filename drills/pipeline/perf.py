@@ -78,13 +78,19 @@ class TorchTimer:
         if self.proc is None:
             return None
         try:
-            if self.ready is None:
-                self.ready = self.proc.stdout.readline().strip() == "ready"
+            if self.ready is None:  # whatever an import prints before our "ready" is not ours
+                line = self.proc.stdout.readline()
+                while line and line.strip() != "ready":
+                    line = self.proc.stdout.readline()
+                self.ready = bool(line)
             if not self.ready:
                 return None
             self.proc.stdin.write(f"{op}\t{'x'.join(str(d) for d in dims)}\n")
             self.proc.stdin.flush()
-            return json.loads(self.proc.stdout.readline())
+            for line in self.proc.stdout:
+                if line.startswith("{"):
+                    return json.loads(line)
+            return None
         except (OSError, ValueError):
             return None
 
