@@ -227,9 +227,10 @@ def _side_run(problem, sim_build, env, limits, clock):
 
 
 def _sim_env(env: dict) -> dict:
-    """The GPU run's settings (shapes, seed) for a simulator run, with the simulator's own watchdog."""
-    keep = {k: v for k, v in env.items()
-            if k.startswith("DRILLS_") and k not in ("DRILLS_SIM_REPORT", "DRILLS_SIM_WATCHDOG")}
+    """The GPU run's settings (the seed) for a simulator run, with the simulator's own watchdog and
+    its own shapes: a grader's extra shapes are GPU-sized, and the replay needs the public ones."""
+    keep = {k: v for k, v in env.items() if k.startswith("DRILLS_")
+            and k not in ("DRILLS_SIM_REPORT", "DRILLS_SIM_WATCHDOG", "DRILLS_EXTRA_SHAPES")}
     return execute.base_env("sim", keep)
 
 
