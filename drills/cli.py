@@ -46,7 +46,9 @@ def cmd_test(args) -> int:
     if not args.json:
         print(f"drills: judging #{problem.number} {file} on the {backend} backend"
               f"{' (picked automatically)' if args.backend == 'auto' else ''} ...", file=sys.stderr)
-    result = _with_spinner(args, lambda: judge(problem, file, backend, perf=not args.no_perf))
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    result = _with_spinner(args, lambda: judge(problem, file, backend, perf=not args.no_perf, timeout=args.timeout))
     _record_progress(problem.number, result.status, file == problem.path("mine"))
     if args.json:
         print(result.to_json())
@@ -180,7 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("auto", "gpu", "sim"), default="auto")
     p.add_argument("--json", action="store_true", help="print only the result object (JSON) on stdout")
     p.add_argument("--no-perf", action="store_true", help="skip GPU timing")
-    p.add_argument("--verbose", "-v", action="store_true")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop the tests after this long (default: ten times what the reference needs here, at least 10 s)")
+    p.add_argument("--verbose", "-v", action="store_true", help="every failing case, every diagnosis, where the time went")
     p.set_defaults(fn=cmd_test)
 
     p = sub.add_parser("list", help="problems and your progress")

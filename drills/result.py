@@ -11,12 +11,15 @@ Version 1 (JSON):
   "backend": {"kind": "gpu" | "sim", "device": "NVIDIA H200"},
   "tests": [{"name": "tiled_31x33", "status": "pass|fail|error|skip", "message": "...",
              "shape": [31, 33], "variant": "tiled", "mismatches": "[r, c] expected X got Y ...",
-             "evidence": {"wrong": "12", "unwritten": "0", "output_is_input_copied": "0"}}],
+             "evidence": {"wrong": "12", "unwritten": "0", "output_is_input_copied": "0"},
+             "absent": true}],                 # a skip of a variant the file does not define (not the learner's case)
   "checks": [{"id": "shared-memory-used", "status": "pass|fail|error", "severity": "fail|note", "message": {"zh","en"},
               "title": {"zh","en"}, "entry": "transpose_tiled", "shape": [1024, 2048],
               "diagnosis": "no-shared-memory",             # raised when the check fails
               "lines": [{"file","line","op","per_request","ideal","kernel"}]}],   # per-line rules: failing lines
-  "diagnoses": [{"id": "missing-barrier", "message": {"zh","en","key"}, "facts": {...}, "file": "mine/c3_transpose.cu", "line": 42}],
+  "diagnoses": [{"id": "missing-barrier", "message": {"zh","en","key"}, "facts": {...}, "file": "mine/c3_transpose.cu", "line": 42,
+                 "replay": {"tool": "simulator", "case": "C3/Transpose...tiled_31x33"}}],   # replay: on a GPU, found by
+                                              # running the case on a simulator build (drills/pipeline/replay.py)
                                               # ids and their order: drills/pipeline/diagnose.py
   "counters": [{"entry": "transpose_tiled", "shape": [M, N], "kernel": "...", "grid": [x,y,z], "block": [x,y,z],
                 "metrics": {...}, "static_shared_bytes": 4224,
@@ -28,7 +31,9 @@ Version 1 (JSON):
   "perf": {"shapes": [...], "memcpy_gbps": {...}, "variants": [{"name", "shape", "ms", "gbps",
            "pct_copy_kernel", "pct_memcpy", "vs_torch"}], "torch": {...}} | null,
   "log": "the tail of the build or run output, for errors",
-  "seconds": 3.2
+  "seconds": 3.2,
+  "timings": {"build": 0.9, "tests": 1.2, "probe": 0.8, "total": 3.2}   # where the time went (--verbose);
+                                              # build-sim and replay run beside the GPU's build and tests
 }
 Exit codes: 0 pass, 1 fail, 2 error.
 """
@@ -63,6 +68,7 @@ class Result:
     perf: Any = None
     log: str = ""
     seconds: float = 0.0
+    timings: dict = field(default_factory=dict)  # seconds per phase (build, tests, replay, probe, perf, ...)
     version: int = RESULT_VERSION
 
     def to_dict(self) -> dict:

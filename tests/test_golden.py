@@ -5,10 +5,16 @@ mistake.patch, a small unified diff against it, and expected.json holds the stab
 result it must get: status, diagnosis ids in order, failed (and for passes, passed) technique
 checks, the first diagnosis's line.
 
-A chapter's cases share one simulator build folder (build/sim-golden-<chapter>) and one source path
-(build/golden-src/<chapter>/learner.cu, where the patched file is written): after the first, a case
-recompiles only that file. `DRILLS_GOLDEN_UPDATE=1 pytest tests/test_golden.py` rewrites expected.json
+Each case's patched file is written to build/golden-src/<chapter>/<case>/learner.cu and swapped into
+the problem's shared build (drills/pipeline/swap.py): a case costs one compile of its own file, and
+cases may run in parallel. `DRILLS_GOLDEN_UPDATE=1 pytest tests/test_golden.py` rewrites expected.json
 from what the judge says now (review the diff before committing).
+
+Parity: `DRILLS_GOLDEN_BACKEND=gpu` judges every case on the GPU and holds it to the same expected
+verdict and diagnosis ids (expected.json is what the simulator says); a case's `timeout` applies to
+the simulator only, so the GPU's own watchdog (scaled to the reference) is what stops a hang there.
+`DRILLS_GOLDEN_TABLE=FILE` appends one JSON line per case (expected, got, seconds) for a parity
+table (benchmarks/h200/gpupath.sh).
 """
 
 from __future__ import annotations
@@ -35,11 +41,15 @@ CASES = [(chapter, case.name) for chapter in CHAPTERS
 def learner_file(chapter: str, case: str):
     folder = GOLDEN / chapter / case
     return materialise(folder / "mistake.patch", GOLDEN / chapter / "base.cu",
-                       ROOT / "build" / "golden-src" / chapter / "learner.cu")
-UPDATE = os.environ.get("DRILLS_GOLDEN_UPDATE") == "1"
+                       ROOT / "build" / "golden-src" / chapter / case / "learner.cu")
 
-pytestmark = pytest.mark.skipif(bool(backend_unavailable("sim") or not shutil.which("nvcc")),
-                                reason="needs nvcc and the simulator sources")
+
+UPDATE = os.environ.get("DRILLS_GOLDEN_UPDATE") == "1"
+BACKEND = os.environ.get("DRILLS_GOLDEN_BACKEND", "sim")
+TABLE = os.environ.get("DRILLS_GOLDEN_TABLE")
+
+pytestmark = pytest.mark.skipif(bool(backend_unavailable(BACKEND) or backend_unavailable("sim") or not shutil.which("nvcc")),
+                                reason=f"needs nvcc, the simulator sources and the {BACKEND} backend")
 
 
 def stable(result, expected: dict) -> dict:
@@ -73,12 +83,19 @@ def test_golden(chapter, case, monkeypatch):
     expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
     for key, value in expected.get("env", {}).items():
         monkeypatch.setenv(key, value)
-    result = judge(problem, learner_file(chapter, case), "sim", build_root=ROOT / "build" / f"sim-golden-{chapter}",
-                   run_pytest=False, perf=False,
-                   timeout=float(expected.get("timeout", 120)))
+    timeout = float(expected.get("timeout", 120)) if BACKEND == "sim" else None
+    result = judge(problem, learner_file(chapter, case), BACKEND, run_pytest=False, perf=False, timeout=timeout)
     assert_valid_result(result.to_dict())
     got = stable(result, expected)
-    if UPDATE:
+    if TABLE:
+        with open(TABLE, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"case": f"{chapter}/{case}", "backend": BACKEND, "seconds": result.seconds,
+                                "expected": {k: expected.get(k) for k in ("status", "diagnoses")},
+                                "got": {k: got[k] for k in ("status", "diagnoses")},
+                                "replayed": [d["id"] for d in result.diagnoses if d.get("replay")],
+                                "first": result.diagnoses[0]["message"]["en"][:300] if result.diagnoses else "",
+                                "timings": result.timings}) + "\n")
+    if UPDATE and BACKEND == "sim":
         keep = {k: v for k, v in expected.items() if k not in got}
         (folder / "expected.json").write_text(json.dumps({**keep, **got}, indent=2, ensure_ascii=False) + "\n",
                                               encoding="utf-8")
@@ -96,7 +113,7 @@ def test_golden(chapter, case, monkeypatch):
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_reference_passes_every_check(chapter):
     problem = PROBLEMS[chapter]
-    result = judge(problem, problem.path("solution"), "sim", run_pytest=False, perf=False)
+    result = judge(problem, problem.path("solution"), BACKEND, run_pytest=False, perf=False)
     assert_valid_result(result.to_dict())
     assert result.status == "pass", result.message["en"]
     assert result.diagnoses == []

@@ -11,7 +11,6 @@ import os
 import sys
 from pathlib import Path
 
-import watchfiles
 
 from .. import manifest, messages
 from ..pipeline import render
@@ -45,6 +44,7 @@ def wait_for_change(path: Path, last, debounce: float, stop=None):
     mine = lambda change, changed: Path(changed).resolve() == path  # noqa: E731
     quiet_ms = max(1, int(debounce * 1000))
     # step: the quiet time that ends a burst of writes; debounce: the longest a burst may last.
+    import watchfiles  # here, not at import: `judge.py N` must start where watchfiles is missing
     for _ in watchfiles.watch(path.parent, watch_filter=mine, step=quiet_ms, debounce=max(10_000, 4 * quiet_ms),
                               rust_timeout=0, yield_on_timeout=False, stop_event=stop):
         now = stamp(path)

@@ -1,7 +1,10 @@
 """Configure and build one problem's test binary and C ABI library for one file and backend.
 
-mine/ and solutions/ share build/<backend>/; any other file gets build/<backend>-files/<hash>/,
-so `--file` keeps its own warm build and the grader can give each submission a private folder.
+The reference (solutions/) is built by CMake in build/<backend>/, the problem's shared build. Any
+other file (mine/, `--file`) gets build/<backend>-files/<hash>/ and is swapped into the shared
+build: one nvcc compile and two links replayed from CMake's own commands (drills/pipeline/swap.py),
+and nothing at all when the file has not changed since. A caller's build_root (the grader's
+private folder) gets a CMake build of its own.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ import re
 import subprocess
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import ROOT
 from ..manifest import Problem
-from .toolchain import require
+from . import swap
+from .toolchain import gpu_standin, require
 
 BUILD_TIMEOUT = 900
 
@@ -30,7 +34,8 @@ class Subject:
     file: Path
     backend: str
     build_dir: Path
-    name: str  # "mine", "solutions" or "subject"
+    name: str  # "solutions" or "subject"
+    swap: bool = False  # compiled into the shared build's products (swap.py), not by CMake
 
     @property
     def test_binary(self) -> Path:
@@ -45,15 +50,20 @@ class Subject:
         return [f"{self.problem.slug}_test-{self.name}", f"{self.problem.slug}_capi-{self.name}"]
 
 
+def _tree(backend: str) -> str:
+    return "gpu-standin" if backend == "gpu" and gpu_standin() else backend
+
+
 def subject_for(problem: Problem, file: Path, backend: str, build_root: Path | None = None) -> Subject:
     file = file.resolve()
     if build_root is not None:
         return Subject(problem, file, backend, build_root, "subject")
-    for name, rel in (("mine", problem.mine), ("solutions", problem.solution)):
-        if file == (ROOT / rel).resolve():
-            return Subject(problem, file, backend, ROOT / "build" / backend, name)
+    if file == problem.path("solution").resolve():
+        return Subject(problem, file, backend, ROOT / "build" / _tree(backend), "solutions")
     digest = hashlib.sha1(f"{problem.number}:{file}".encode()).hexdigest()[:12]
-    return Subject(problem, file, backend, ROOT / "build" / f"{backend}-files" / digest, "subject")
+    return Subject(problem, file, backend, ROOT / "build" / f"{_tree(backend)}-files" / digest, "subject",
+                   swap=not os.environ.get("DRILLS_NO_SWAP"))
+
 
 
 @dataclass
@@ -96,8 +106,10 @@ def _configured_for(subject: Subject) -> bool:
     from ..manifest import MANIFEST
     if MANIFEST.stat().st_mtime > cache.stat().st_mtime:
         return False
+    if not (subject.build_dir / "compile_commands.json").exists():
+        return False  # configured before the shared build read CMake's commands
     text = cache.read_text(errors="replace")
-    want = [f"DRILLS_BACKEND:STRING={subject.backend}"]
+    want = [f"DRILLS_BACKEND:STRING={_cmake_backend(subject)}"]
     if subject.name == "subject":
         want.append(f"DRILLS_SUBJECT:FILEPATH={subject.file}")
     return all(w in text for w in want)
@@ -105,12 +117,17 @@ def _configured_for(subject: Subject) -> bool:
 
 def configure_args(subject: Subject) -> list[str]:
     args = [require("cmake"), "-S", str(ROOT), "-B", str(subject.build_dir),
-            f"-DDRILLS_BACKEND={subject.backend}", "-DCMAKE_BUILD_TYPE=Release"]
+            f"-DDRILLS_BACKEND={_cmake_backend(subject)}", "-DCMAKE_BUILD_TYPE=Release",
+            "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
     if subject.name == "subject":
         args += [f"-DDRILLS_PROBLEM={subject.problem.number}", f"-DDRILLS_SUBJECT={subject.file}"]
     if os.environ.get("DRILLS_GTEST_SOURCE"):  # machines without libgtest-dev
         args.append(f"-DDRILLS_GTEST_SOURCE={os.environ['DRILLS_GTEST_SOURCE']}")
     return args
+
+
+def _cmake_backend(subject: Subject) -> str:
+    return "sim" if subject.backend == "gpu" and gpu_standin() else subject.backend
 
 
 def jobs() -> str:
@@ -157,28 +174,85 @@ def _stamp(subject: Subject, targets) -> Path:
 def build(subject: Subject, targets: list[str] | None = None) -> BuildOutcome:
     require("nvcc")
     started = time.monotonic()
+    if subject.swap:
+        try:
+            return _build_swapped(subject, started)
+        except swap.SwapError as e:  # CMake's commands unreadable: build this file the slow way
+            subject = replace(subject, swap=False)
+            fallback = f"drills: the shared build could not be reused ({e}); building {subject.file.name} with CMake\n"
+            outcome = build(subject, targets)
+            outcome.log = fallback + outcome.log
+            return outcome
     with _locked(subject.build_dir):
         if _up_to_date(subject, targets):
             return BuildOutcome(True, log="up to date", seconds=time.monotonic() - started)
-        if not _configured_for(subject):
-            rc, log = _run(configure_args(subject), ROOT)
-            if rc != 0:
-                return BuildOutcome(False, "configure", log, time.monotonic() - started)
-        cmd = [require("cmake"), "--build", str(subject.build_dir), "-j", jobs(), "--target",
-               *(targets or subject.targets)]
         began = time.time_ns()
-        rc, log = _run(cmd, ROOT)
+        rc, log = _make(subject, targets or subject.targets)
         if rc == 0:  # stamped with the start: an input saved during the build is newer than the stamp
             stamp = _stamp(subject, targets or subject.targets)
             stamp.touch()
             os.utime(stamp, ns=(began, began))
-    elapsed = time.monotonic() - started
+    return _outcome(subject, rc, log, time.monotonic() - started)
+
+
+def _make(subject: Subject, targets: list[str]) -> tuple[int, str]:
+    """Configure when needed and build `targets`; the caller holds the folder's lock."""
+    if not _configured_for(subject):
+        rc, log = _run(configure_args(subject), ROOT)
+        if rc != 0:
+            return -1, log
+    return _run([require("cmake"), "--build", str(subject.build_dir), "-j", jobs(), "--target", *targets], ROOT)
+
+
+def _outcome(subject: Subject, rc: int, log: str, elapsed: float, timed_out: bool = False) -> BuildOutcome:
     if rc == 0:
         return BuildOutcome(True, log=log, seconds=elapsed)
+    if rc == -1:
+        return BuildOutcome(False, "configure", log, elapsed)
     errors = compile_errors(log, subject.file)
     missing = missing_symbols(log, subject.problem.entry_points)
     stage = "link" if missing and not errors else "compile"
-    return BuildOutcome(False, stage, log, elapsed, errors, missing)
+    return BuildOutcome(False, stage, log, elapsed, errors, missing, timed_out)
+
+
+def shared_recipe(problem: Problem, backend: str) -> tuple[dict | None, BuildOutcome | None]:
+    """The shared build's commands for `problem`, building the reference first when any input of
+    the shared part changed. (recipe, None) or (None, the failed build of the shared part)."""
+    reference = subject_for(problem, problem.path("solution"), backend)
+    fp = swap.fingerprint(problem, backend)
+    ready = lambda r: r is not None and reference.test_binary.exists() and reference.capi_library.exists()
+    recipe = swap.load_recipe(reference.build_dir, problem, fp)
+    if ready(recipe):
+        return recipe, None
+    started = time.monotonic()
+    with _locked(reference.build_dir):
+        recipe = swap.load_recipe(reference.build_dir, problem, fp)  # another judge may have built it meanwhile
+        if ready(recipe):
+            return recipe, None
+        rc, log = _make(reference, reference.targets)
+        if rc != 0:
+            return None, _outcome(reference, rc, log, time.monotonic() - started)
+        recipe = swap.extract(problem, reference.build_dir, reference.name, fp)
+        swap.save_recipe(reference.build_dir, problem, recipe)
+    return recipe, None
+
+
+def _build_swapped(subject: Subject, started: float) -> BuildOutcome:
+    recipe, failed = shared_recipe(subject.problem, subject.backend)
+    if failed is not None:
+        failed.log = "drills: the shared build (the reference and the test harness) failed:\n" + failed.log
+        return failed
+    with _locked(subject.build_dir):
+        stamp_file = subject.build_dir / ".stamp"
+        stamp = swap.stamp_of(recipe, subject.file)
+        if (stamp_file.exists() and stamp_file.read_text() == stamp and subject.test_binary.exists()
+                and subject.capi_library.exists()):
+            return BuildOutcome(True, log="up to date", seconds=time.monotonic() - started)
+        ok, log, timed_out, _ = swap.replay(recipe, subject.file, subject.build_dir, subject.test_binary.name,
+                                            subject.capi_library.name)
+        if ok:
+            stamp_file.write_text(stamp)
+    return _outcome(subject, 0 if ok else 1, log, time.monotonic() - started, timed_out)
 
 
 _NVCC_ERROR = re.compile(r"^(?P<file>[^\s:()][^:()]*?)\((?P<line>\d+)\): (?P<kind>error|catastrophic error): (?P<msg>.*)$")

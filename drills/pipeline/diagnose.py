@@ -142,10 +142,10 @@ def _from_launch_error(problem: Problem, result: Result, e: dict, event: dict | 
         result.diagnose("cp-async-read-before-wait", file=file, line=line, where=where, detail=e.get("detail", ""),
                         copy_line=int(copy.group(1)) if copy else 0, advice="cp-async-read-before-wait")
     elif kind == "shared-race":
-        result.diagnose("missing-barrier", file=file, line=line, where=where, detail=e.get("detail", ""),
-                        what=advice(problem, "shared-memory-name"), advice="missing-barrier")
+        _race(problem, result, e, event or {}, binaries, file, line, where)
     elif kind == "watchdog":
-        result.diagnose("timeout", key="diagnosis.timeout-at-line", file=file, line=line, where=where)
+        result.diagnose("timeout", key="diagnosis.timeout-at-line", file=file, line=line, where=where,
+                        kernel=_short_kernel((event or {}).get("kernel", "")) or "?")
     elif kind == "deadlock":
         result.diagnose("deadlock", file=file, line=line, text=text)
     elif kind == "barrier-divergence":
@@ -155,6 +155,47 @@ def _from_launch_error(problem: Problem, result: Result, e: dict, event: dict | 
         _wrong_shuffle_mask(problem, result, e, file, line, callers, where)
     else:
         result.diagnose(kind or "simulator-error", key="diagnosis.simulator-error", file=file, line=line, text=text)
+
+
+def race_case(line: int, other: int, barriers: list[int]) -> tuple[str, int]:
+    """Which race it is, from the two accesses' lines and the kernel's barrier lines:
+    ("loop-end", barrier) the earlier access is further down than the later one (the race crosses
+        a loop iteration) and a barrier already lies between them in program order: the loop body
+        lacks a barrier at its end, before the next iteration overwrites the tile;
+    ("too-early", barrier) no barrier between the write and the read, but one before the write:
+        placed before the tile is filled;
+    ("", 0) no barrier anywhere near: the plain missing barrier."""
+    if not other or not line or other == line:
+        return "", 0
+    if other > line:
+        between = [b for b in barriers if line < b < other]
+        return ("loop-end", between[0]) if between else ("", 0)
+    if any(other < b < line for b in barriers):
+        return "", 0
+    before = [b for b in barriers if b < other]
+    return ("too-early", before[-1]) if before else ("", 0)
+
+
+def _race(problem: Problem, result: Result, e: dict, event: dict, binaries, file: str, line: int, where: str) -> None:
+    detail = e.get("detail", "")
+    m = re.search(r"at line (\d+)", detail)
+    other = int(m.group(1)) if m else 0
+    barriers = []
+    if file and file == result.file and binaries:
+        barriers = ptxloc.barrier_lines(binaries, event.get("mangled", ""),
+                                        lambda path: bool(path) and _shown(result, path) == result.file)
+    case, barrier = race_case(line, other, barriers)
+    facts = dict(file=file, line=line, where=where, detail=detail, what=advice(problem, "shared-memory-name"))
+    if case:
+        result.diagnose("missing-barrier", key=f"diagnosis.missing-barrier-{case}", other=other, barrier=barrier, **facts)
+    else:
+        result.diagnose("missing-barrier", advice="missing-barrier", **facts)
+
+
+def _short_kernel(name: str) -> str:
+    """`void transpose_tiled_kernel<32>(float const*, ...)` -> `transpose_tiled_kernel`."""
+    from .render import short_kernel
+    return short_kernel(name) if name else ""
 
 
 def _wrong_shuffle_mask(problem: Problem, result: Result, e: dict, file: str, line: int, callers: list, where: str) -> None:

@@ -3,6 +3,7 @@ and turn their structured output into the result object's test rows."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,23 +30,34 @@ class Run:
     crashed: str = ""           # e.g. "killed by SIGSEGV", "" when the process ended normally
     output: str = ""
     sim_events: list = field(default_factory=list)
+    running: str = ""           # the case in progress when the run was stopped or crashed (gtestrun.py)
+    stopped: str = ""           # why the watchdog stopped it
+    stopped_after: float = 0.0  # the limit it was stopped at, in seconds
+    seconds: float = 0.0
+    case_seconds: dict = field(default_factory=dict)  # GoogleTest's time per case
 
 
 def _cap(text: str) -> str:
     return text if len(text) <= OUTPUT_CAP else "...\n" + text[-OUTPUT_CAP:]
 
 
-def _exec(cmd: list[str], env: dict, timeout: float) -> tuple[int, str, bool]:
-    """Run in its own process group so a timeout kills everything it started."""
+def _exec(cmd: list[str], env: dict, timeout: float, cancel=None) -> tuple[int, str, bool]:
+    """Run in its own process group so a timeout kills everything it started. `cancel` (a
+    threading.Event) stops it early too: the judge's other run found a hang that this one would
+    only wait for again."""
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-        return proc.returncode, out.decode(errors="replace"), False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        return proc.returncode, out.decode(errors="replace"), True
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            out, _ = proc.communicate(timeout=0.2 if cancel is not None else timeout)
+            return proc.returncode, out.decode(errors="replace"), False
+        except subprocess.TimeoutExpired:
+            if time.monotonic() < deadline and not (cancel is not None and cancel.is_set()):
+                continue
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, _ = proc.communicate()
+            return proc.returncode, out.decode(errors="replace"), True
 
 
 def _crash_text(code: int) -> str:
@@ -74,6 +87,8 @@ def base_env(backend: str, extra: dict | None = None) -> dict:
     env.pop("DRILLS_SIM_REPORT", None)
     if backend == "sim":
         env.setdefault("DRILLS_SIM_WATCHDOG", SIM_WATCHDOG_SECONDS)
+    elif env.get("DRILLS_GPU_STANDIN") == "sim":  # a GPU has no watchdog: only the judge's stops a hang
+        env["DRILLS_SIM_WATCHDOG"] = "100000"
     env.update(extra or {})
     return env
 
@@ -135,16 +150,19 @@ def _gtest_rows(doc: dict, evidence_keys=()) -> list[dict]:
     return rows
 
 
-def run_pytest(test_file: Path, library: Path, backend: str, env: dict, timeout: float) -> Run:
+def run_pytest(test_file: Path, library: Path, backend: str, env: dict, timeout: float, cancel=None) -> Run:
     """The problem's pytest cases (Hypothesis shapes included) against one C ABI library."""
     with tempfile.TemporaryDirectory(prefix="drills-pytest-") as tmp:
         junit = Path(tmp) / "junit.xml"
         report = Path(tmp) / "sim.jsonl"
+        # Only the plugin the cases need: a machine's other pytest plugins (anyio, trio, xdist,
+        # benchmark, ...) cost more start-up than the cases themselves.
         env = dict(env, DRILLS_SUBJECT_LIB=str(library), DRILLS_BACKEND=backend,
-                   DRILLS_SIM_REPORT=str(report), PYTHONDONTWRITEBYTECODE="1")
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
+                   DRILLS_SIM_REPORT=str(report), PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+        plugins = ["-p", "_hypothesis_pytestplugin"] if importlib.util.find_spec("_hypothesis_pytestplugin") else []
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugins, f"--junitxml={junit}",
                str(test_file)]
-        code, output, timed_out = _exec(cmd, env, timeout)
+        code, output, timed_out = _exec(cmd, env, timeout, cancel)
         run = Run(exit_code=code, timed_out=timed_out, crashed=_crash_text(code), output=_cap(output),
                   sim_events=read_sim_report(report))
         if junit.exists():

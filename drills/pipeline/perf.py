@@ -11,9 +11,10 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from .build import Subject, build, subject_for
+from .build import Subject, shared_recipe, subject_for
 from .capi import REPS, WARMUP, Lib
 
 # PyTorch's version of the operation, timed the same way in its own process (its own CUDA runtime).
@@ -33,6 +34,85 @@ def t(f):
     times.sort(); return times[len(times) // 2]
 print(json.dumps({"op_ms": t(lambda: op(x, y)), "version": torch.__version__}))
 """
+
+
+# The same, as a server: it imports torch and starts CUDA while the judge builds and tests (the
+# import alone takes seconds), then times one "op<TAB>shape" per line of stdin, alone on the GPU.
+TORCH_SERVER = r"""
+import json, sys, torch
+torch.zeros(1, device="cuda"); torch.cuda.synchronize()
+print("ready", flush=True)
+warmup, reps = int(sys.argv[1]), int(sys.argv[2])
+for line in sys.stdin:
+    op_text, shape = line.rstrip("\n").split("\t")
+    dims = [int(v) for v in shape.split("x")]
+    x = torch.rand(*dims, device="cuda") * 2 - 1
+    y = torch.rand(*dims, device="cuda") * 2 - 1
+    op = eval("lambda x, y: " + op_text)
+    for _ in range(warmup): op(x, y)
+    times = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); op(x, y); b.record(); b.synchronize(); times.append(a.elapsed_time(b))
+    times.sort()
+    del x, y
+    print(json.dumps({"op_ms": times[len(times) // 2], "version": torch.__version__}), flush=True)
+"""
+
+
+class TorchTimer:
+    """PyTorch's times from a process started early (TORCH_SERVER); None answers when torch is not
+    importable or the process died."""
+
+    def __init__(self):
+        self.proc = None
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-c", TORCH_SERVER, str(WARMUP), str(REPS)],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         text=True, start_new_session=True)
+        except OSError:
+            self.proc = None
+        self.ready = None
+
+    def times(self, op: str, dims) -> dict | None:
+        if self.proc is None:
+            return None
+        try:
+            if self.ready is None:  # whatever an import prints before our "ready" is not ours
+                line = self.proc.stdout.readline()
+                while line and line.strip() != "ready":
+                    line = self.proc.stdout.readline()
+                self.ready = bool(line)
+            if not self.ready:
+                return None
+            self.proc.stdin.write(f"{op}\t{'x'.join(str(d) for d in dims)}\n")
+            self.proc.stdin.flush()
+            for line in self.proc.stdout:
+                if line.startswith("{"):
+                    return json.loads(line)
+            return None
+        except (OSError, ValueError):
+            return None
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def add_torch(out: dict, op: str, timer: TorchTimer) -> None:
+    """PyTorch's row and each variant's ratio, from the early-started timer, after the subject's
+    timing (so the two never share the GPU)."""
+    for row in out.get("shapes", []):
+        torch = timer.times(op, row["shape"])
+        if not torch:
+            return
+        same = [v for v in out.get("variants", []) if v["shape"] == row["shape"]]
+        op_bytes = same[0]["gbps"] * 1e9 * same[0]["ms"] * 1e-3 if same else row["bytes"]
+        row.update(torch_op=op, torch_version=torch["version"], torch_ms=torch["op_ms"],
+                   torch_gbps=gbps(op_bytes, torch["op_ms"]))
+        for v in same:
+            v["vs_torch"] = torch["op_ms"] / v["ms"]
 
 
 def gbps(nbytes: int, ms: float) -> float:
@@ -103,24 +183,31 @@ def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str
     return out
 
 
-def measure_subject(problem, subject: Subject) -> dict:
-    """Time the subject's variants; the reference library supplies the copy kernel."""
+def measure_subject(problem, subject: Subject, torch_timer: TorchTimer | None = None, clock=None) -> dict:
+    """Time the subject's variants; the reference library supplies the copy kernel. With a
+    torch_timer (started early by the judge), PyTorch's times come from it, after ours."""
     spec = problem.perf
     if not spec:
         return {}
     reference = subject_for(problem, problem.path("solution"), subject.backend)
     if reference.build_dir != subject.build_dir or reference.name != subject.name:
-        outcome = build(reference)
-        if not outcome.ok:
-            return {"error": "the reference did not build: " + outcome.log[-500:]}
+        _, failed = shared_recipe(problem, subject.backend)  # built already, unless the reference changed
+        if failed is not None:
+            return {"error": "the reference did not build: " + failed.log[-500:]}
     cmd = [sys.executable, "-m", "drills.pipeline.perf", "--subject", str(subject.capi_library),
            "--reference", str(reference.capi_library), "--bound", spec.bound,
-           "--shapes", ",".join(spec.shapes), "--variants", ",".join(spec.variants), "--torch", spec.torch,
-           "--unit", spec.unit]
+           "--shapes", ",".join(spec.shapes), "--variants", ",".join(spec.variants),
+           "--torch", "" if torch_timer else spec.torch, "--unit", spec.unit]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, cwd=Path(__file__).parent.parent)
     if p.returncode != 0:
         return {"error": (p.stdout + p.stderr)[-2000:]}
-    return json.loads(p.stdout)
+    out = json.loads(p.stdout)
+    if torch_timer and spec.torch:
+        started = time.monotonic()
+        add_torch(out, spec.torch, torch_timer)
+        if clock is not None:
+            clock.add("torch", time.monotonic() - started)
+    return out
 
 
 def main(argv=None) -> int:

@@ -76,3 +76,41 @@ def _chain_in(ptx: str, kernel: str, want: str) -> list[tuple[str, int]]:
         outer = next((x for x in reversed(locs) if (x[0], x[1]) == (inf, inl)), None)
         inf, inl = (outer[2], outer[3]) if outer else (0, 0)
     return chain
+
+
+_BARRIER = re.compile(r"^\s*(?:@%?!?\w+\s+)?(?:bar|barrier)(?:\.cta)?\.(?:sync|red|arrive)\b|^\s*bar\.sync\b")
+
+
+def barrier_lines(binaries, kernel: str, is_learner_file) -> list[int]:
+    """The learner's lines of the block barriers (__syncthreads()) in `kernel`, in program order of
+    the PTX; is_learner_file(path) says which .file is the learner's. [] when not found."""
+    for binary in binaries:
+        for ptx in _ptx_texts(binary):
+            lines = _barriers_in(ptx, kernel, is_learner_file)
+            if lines is not None:
+                return lines
+    return []
+
+
+def _barriers_in(ptx: str, kernel: str, is_learner_file):
+    files = {int(n): path for n, path in _FILE.findall(ptx)}
+    entry, loc, out, seen_kernel = None, None, [], False
+    for raw in ptx.splitlines():
+        m = _ENTRY.search(raw)
+        if m:
+            entry, loc = m.group(1), None
+            seen_kernel = seen_kernel or entry == kernel
+            continue
+        if entry != kernel:
+            continue
+        m = _LOC.match(raw)
+        if m:
+            loc = (int(m[1]), int(m[2]), int(m[3] or 0), int(m[4] or 0))
+            continue
+        if loc and _BARRIER.match(raw):
+            # the barrier's own line, or where the inlined function holding it was called
+            f, l, inf, inl = loc
+            line = l if is_learner_file(files.get(f, "")) else (inl if inf and is_learner_file(files.get(inf, "")) else 0)
+            if line and line not in out:
+                out.append(line)
+    return out if seen_kernel else None

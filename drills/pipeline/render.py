@@ -27,8 +27,23 @@ def text(message, lang: str) -> str:
     return messages.text(message, lang)
 
 
-def render(result: dict, lang: str, console: Console | None = None, verbose: bool = False) -> None:
-    c = console or Console(highlight=False)
+WIDTH = 100  # the terminal width tables are laid out for when output is not a terminal
+
+
+def console() -> Console:
+    """A terminal's own width; otherwise (a pipe, a file, CI) 100 columns, never rich's 80."""
+    import sys
+    tty = sys.stdout.isatty()
+    return Console(highlight=False, width=None if tty else int(os.environ.get("COLUMNS") or WIDTH))
+
+
+def learners_tests(tests: list) -> tuple[list, list]:
+    """(the learner's cases, the reference's cases for variants the judged file does not define)."""
+    return [t for t in tests if not t.get("absent")], [t for t in tests if t.get("absent")]
+
+
+def render(result: dict, lang: str, console_: Console | None = None, verbose: bool = False) -> None:
+    c = console_ or console()
     w = messages.table("terminal", lang)
     status = result["status"]
     backend = result.get("backend") or {}
@@ -44,12 +59,18 @@ def render(result: dict, lang: str, console: Console | None = None, verbose: boo
         c.print(f"[bold]→ {note}{d['id']}[/]{where}" + ("" if same else ": "), end="")
         c.print("" if same else text(d["message"], lang), markup=False)
 
-    tests = result.get("tests", [])
+    tests, absent = learners_tests(result.get("tests", []))
     if tests:
         ran = [t for t in tests if t["status"] != "skip"]
         ok = [t for t in ran if t["status"] == "pass"]
         c.print()
-        c.print(f"[bold]{w['tests']}[/]: " + w["passed_of"].format(p=len(ok), n=len(ran), s=len(tests) - len(ran)))
+        skipped = len(tests) - len(ran)
+        summary = (w["passed_of"].format(p=len(ok), n=len(ran), s=skipped) if skipped
+                   else w["yours_passed"].format(p=len(ok), n=len(ran)))
+        c.print(f"[bold]{w['tests']}[/]: " + summary, markup=True)
+        if absent and verbose:
+            names = ", ".join(dict.fromkeys(t.get("variant") or t["name"].rsplit(".", 1)[-1] for t in absent))
+            c.print("  [dim]" + w["not_defined"].format(count=len(absent), names=names) + "[/]")
         bad = [t for t in tests if t["status"] in ("fail", "error")]
         for t in bad[: (len(bad) if verbose else 5)]:
             c.print(f"  [red]✗[/] {t['name']}  {t.get('message', '')[:200]}")
@@ -74,6 +95,8 @@ def render(result: dict, lang: str, console: Console | None = None, verbose: boo
 
     _render_lines(result, c, w, lang)
     _render_perf(result, c, w)
+    if verbose and result.get("timings"):
+        _render_timings(result["timings"], c, w)
     if status == "error" and result.get("log") and (verbose or not result.get("diagnoses")):
         c.print(f"\n[bold]{w['log']}[/]")
         c.print(result["log"][-3000:], markup=False)
@@ -126,7 +149,9 @@ def _render_perf(result: dict, c: Console, w: dict) -> None:
         return
     t = Table(title=w["perf"], title_justify="left")
     for col in (w["variant"], w["shape"], "GB/s", w["copy"], w["memcpy"], w["torch"]):
-        t.add_column(col, justify="right")
+        # names are never cut ("transpose_ti…"): the other columns give way
+        t.add_column(col, justify="left" if col == w["variant"] else "right", no_wrap=col == w["variant"],
+                     overflow="fold")
     for s in perf["shapes"]:
         shape = "x".join(str(d) for d in s["shape"])
         if "memcpy_gbps" in s:
@@ -166,3 +191,12 @@ def _render_predicted(perf: dict, c: Console, w: dict) -> None:
     c.print(t)
     for note in notes:
         c.print(f"  {note}")
+
+
+BESIDE = ("build-sim", "replay", "pytest", "probe")  # run beside the tests: the *-wait phases are what they added
+
+
+def _render_timings(timings: dict, c: Console, w: dict) -> None:
+    parts = [f"{k} {v:.1f} s" + (" " + w["timings_beside"] if k in BESIDE else "")
+             for k, v in timings.items() if k != "total"]
+    c.print(f"\n[bold]{w['timings']}[/]: {timings.get('total', 0):.1f} s = " + " · ".join(parts), markup=True)

@@ -30,6 +30,8 @@ def gpu_name() -> str | None:
     """The first GPU's name when one answers, else None. DRILLS_NO_GPU=1 pretends there is none."""
     if os.environ.get("DRILLS_NO_GPU"):
         return None
+    if gpu_standin():
+        return STANDIN_NAME
     smi = shutil.which("nvidia-smi")
     if not smi:
         return None
@@ -40,6 +42,18 @@ def gpu_name() -> str | None:
         return None
     names = [line.strip() for line in out.stdout.splitlines() if line.strip()]
     return names[0] if out.returncode == 0 and names else None
+
+
+STANDIN_NAME = "simulator standing in for a GPU (DRILLS_GPU_STANDIN=sim)"
+
+
+def gpu_standin() -> bool:
+    """DRILLS_GPU_STANDIN=sim: the `gpu` backend builds for the simulator (in build/gpu-standin) and
+    runs as far as the judge can tell as a GPU would: its simulator events never reach the result
+    and only the judge's watchdog stops a hang. The GPU backend's own machinery (the watchdog, the
+    simulator's replay, what reaches the verdict) is so tested on a machine without a GPU. Never a
+    learner's setting: the stand-in still stops a launch that races or runs out of bounds."""
+    return os.environ.get("DRILLS_GPU_STANDIN") == "sim"
 
 
 def simulator_available() -> bool:

@@ -3,7 +3,10 @@
     pass   every contract case ran and passed, and every check of severity `fail` was measured
            and passed. Checks of severity `note` teach without changing the verdict.
     fail   the program ran to the end and a test failed (a wrong answer), or a check of severity
-           `fail` was measured and failed (a right answer without the chapter's technique).
+           `fail` was measured and failed (a right answer without the chapter's technique), or, on
+           a GPU, the simulator's replay of the same cases found a race or a bad access that the
+           GPU's outputs happened not to show (drills/pipeline/replay.py): the simulator backend
+           fails such a file, and both backends must agree.
     error  the program did not build, did not finish (timeout, crash, deadlock), used something
            the simulator does not support, ran no test, left a contract case unrun, or a check of
            severity `fail` could not be measured: the result says why. Never a silent pass.
@@ -24,6 +27,7 @@ from ..manifest import Problem
 from ..messages import say
 from ..result import Result
 from .diagnose import ERROR_IDS
+from .replay import DEFECTS as REPLAY_DEFECTS
 
 
 def _params(name: str) -> list[str]:
@@ -69,6 +73,11 @@ def decide(problem: Problem, result: Result, runs: list) -> None:
     failed = [t for t in result.tests if t["status"] in ("fail", "error")]
     if failed:
         return _set(result, "fail", lead or say("verdict.tests-failed", count=len(failed), first=failed[0]["name"]))
+    # On a GPU: the simulator's replay of the same cases found a race or a bad access that the
+    # GPU's outputs happened not to show. The simulator backend fails such a file; so does this one.
+    replayed = next((d for d in result.diagnoses if d.get("replay") and d["id"] in REPLAY_DEFECTS), None)
+    if replayed is not None:
+        return _set(result, "fail", say("verdict.replay-defect", finding=replayed["message"]))
     unrun = [t for t in result.tests if t["status"] == "skip" and is_contract_case(t, problem)]
     if unrun:
         return _set(result, "error", say("verdict.contract-case-unrun", name=unrun[0]["name"],
