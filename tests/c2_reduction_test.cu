@@ -82,14 +82,14 @@ Reference reference(const std::vector<float>& x) {
 // sum are signed and nearly independent, so they grow like sqrt(n), not n: 8 * sqrt(n) * u * sum|x|
 // is many standard deviations even for one long serial chain, and still far below a missing block.
 // For n <= 64 it is at least the rigorous bound. One more u * |sum| for rounding the result to float.
-// The factor 8 is the manifest's tolerance.sum_factor (DRILLS_SUM_FACTOR, from CMake).
-#ifndef DRILLS_SUM_FACTOR
-#error "DRILLS_SUM_FACTOR comes from practice/problems.toml (tolerance.sum_factor)"
-#endif
 double tolerance(const Reference& r, int n) {
   const double u = std::ldexp(1.0, -24);
   return DRILLS_SUM_FACTOR * std::sqrt(static_cast<double>(n)) * u * r.abs_sum + u * std::fabs(r.sum);
 }
+// The factor 8 above is the manifest's tolerance.sum_factor (DRILLS_SUM_FACTOR, from CMake).
+#ifndef DRILLS_SUM_FACTOR
+#error "DRILLS_SUM_FACTOR comes from practice/problems.toml (tolerance.sum_factor)"
+#endif
 
 // Facts about a wrong sum that the judge turns into named diagnoses.
 void record_evidence(float got, const Reference& r, double tol) {
