@@ -115,16 +115,22 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
         pytest_file = problem.path("pytest") if problem.pytest else None  # optional in the manifest
         # pytest's limit is not scaled: Hypothesis shrinking a failure takes what it takes, and a
         # hang shows in the GoogleTest run first, which stops pytest (stop_pytest)
+        # The grader (build_fn) keeps them one after the other: its time limit is per run, and
+        # submissions already run side by side.
         stop_pytest = threading.Event()
-        pytest_run = (pool.submit(_timed, clock, "pytest", execute.run_pytest, pytest_file, subject.capi_library,
-                                  backend, env, timeout if timeout is not None else TEST_TIMEOUT, stop_pytest)
-                      if run_pytest and pytest_file else None)
+        start_pytest = lambda: pool.submit(_timed, clock, "pytest", execute.run_pytest, pytest_file,  # noqa: E731
+                                           subject.capi_library, backend, env,
+                                           timeout if timeout is not None else TEST_TIMEOUT, stop_pytest)
+        side_by_side = build_fn is None
+        pytest_run = start_pytest() if run_pytest and pytest_file and side_by_side else None
         probe = (pool.submit(_timed, clock, "probe", _technique, problem, subject, sim_build, file, shown)
                  if problem.checks else None)
         with clock.phase("tests"):
             runs = [gtestrun.run(subject.test_binary, env, limits, problem.diagnosis.evidence, shards=shards)]
         if runs[0].timed_out or runs[0].crashed or _hung(runs[0]):
             stop_pytest.set()  # it would only hang or crash the same way
+        elif run_pytest and pytest_file and not side_by_side:
+            pytest_run = start_pytest()
         if pytest_run is not None:
             with clock.phase("pytest-wait"):
                 pytest_result = pytest_run.result()
