@@ -415,13 +415,11 @@ void launch_register_tile(const float* A, const float* B, float* C, int M, int N
 // per SM), so that each rung differs from the last by its one step.
 using VectorizedLayout = BlockLayout<128, 128, 8>;
 using WarpTiled = WarpLayout<128, 128, 8, 32, 64, 4>;  // 8 warps of 32×64, lanes 4×8, 8×8 per thread
-// sgemm_fast's, from the H200 tuning sweep (benchmarks/h200/c4.sh, first run): the best at 4096³ and
-// 4096×2048×1024 with float4 (86.5% and 98.3% of cuBLAS), the best without float4 at 4095×2047×1023
-// (78.2%), and the best for 128×4096×4096 (54.6% before split K).
-using FastLarge = WarpLayout<128, 128, 16, 32, 64, 4>;   // 2 stages, 2 blocks per SM
-using FastScalar = WarpLayout<64, 128, 16, 32, 64, 4>;   // 1 stage, 2 blocks per SM
-using FastSmall = WarpLayout<64, 64, 32, 32, 32, 4>;     // 1 stage, 2 blocks per SM, K split
-constexpr int FAST_GROUP = 8;
+// sgemm_fast's, from the final H200 run (benchmarks/h200-c4-2026-12-01-final.md): the double-buffered
+// warp tiles at 90.3%, 95.5% and 84.0% of cuBLAS at 4096³, 4096×2048×1024 and 4095×2047×1023; for
+// 128×4096×4096, 128×128×16 tiles with K split 8 ways at 79.3%.
+using FastLarge = WarpTiled;                             // 2 stages, 2 blocks per SM
+using FastSmall = WarpLayout<128, 128, 16, 32, 64, 4>;   // 2 stages, 2 blocks per SM, K split
 
 int sm_count() {
   static int count = 0;
@@ -453,20 +451,16 @@ void sgemm_tiled(const float* A, const float* B, float* C, int M, int N, int K) 
 }
 // endregion: launch-tiled
 
-// The learner's best: the tuned configurations of the register-tile kernel. Rows that float4 cannot
-// read (K or N not a multiple of 4) take a narrower tile; small problems (fewer tiles of 128×128 than
-// two per SM) take 64×64 tiles, and K is split until every SM has two blocks.
+// The learner's best: the tuned configurations of the register-tile kernel. Problems with fewer
+// tiles of 128×128 than two per SM split K until every SM has about two blocks.
 void sgemm_fast(const float* A, const float* B, float* C, int M, int N, int K) {
   if (M <= 0 || N <= 0 || K <= 0) return;
-  const int large_tiles = ceil_div(M, FastLarge::BM) * ceil_div(N, FastLarge::BN);
-  if (large_tiles >= 2 * sm_count() && vector_ok(A, B, C, N, K)) {
-    launch_register_tile<FastLarge, 2, 2>(A, B, C, M, N, K, FAST_GROUP);
-  } else if (large_tiles >= 2 * sm_count()) {
-    launch_register_tile<FastScalar, 1, 2>(A, B, C, M, N, K, FAST_GROUP);
+  const int tiles = ceil_div(M, FastLarge::BM) * ceil_div(N, FastLarge::BN);
+  if (tiles >= 2 * sm_count()) {
+    launch_register_tile<FastLarge, 2, 2>(A, B, C, M, N, K);
   } else {
-    const int small_tiles = ceil_div(M, FastSmall::BM) * ceil_div(N, FastSmall::BN);
-    const int slices = max(1, min(2 * sm_count() / small_tiles, K / 256));  // a slice keeps ≥ 256 of K
-    launch_register_tile<FastSmall, 1, 2>(A, B, C, M, N, K, FAST_GROUP, slices);
+    const int slices = max(1, min(2 * sm_count() / tiles, K / 256));  // a slice keeps ≥ 256 of K
+    launch_register_tile<FastSmall, 2, 2>(A, B, C, M, N, K, 1, slices);
   }
 }
 
