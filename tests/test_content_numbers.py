@@ -243,3 +243,67 @@ def test_sass_backs_c3_loads_before_the_tile():
     f = sass_functions("c3_transpose.sass")
     tile = function(f, "PaddedTile")
     assert loads_before_first_store(tile, "LDG", "STS") == 4           # §5: 4 reads in flight per thread
+
+
+# ---- the H200 run of benchmarks/h200/chapters.sh, 2026-12-01 --------------------------------------
+
+RUN = BENCH / "h200-chapters-2026-12-01.md"
+
+
+def test_c1_controls_table_equals_the_2026_12_01_run():
+    bench = mdtables.find(tables(RUN), ["variant", "% memcpy", "mismatches"])  # the first: n = 2^28
+    mine = mdtables.find(chapter("c1.md"), ["block 数", "每线程在途的读"])
+    assert mine, "content/c1.md §4 needs the table of the two controls"
+    rows = {"一线程一元素": "vector_add (one per thread)", "`#pragma unroll 1`": "grid_stride_unroll1 (control)",
+            "展开 4 次": "vector_add_grid_stride (loop unrolled 4x)", "4 个标量": "four_per_thread (control)",
+            "`vector_add_vec4`": "vector_add_vec4"}
+    pairs = [(f"{k} / {col}", cell(mine, k, col), cell(bench, b, bcol))
+             for k, b in rows.items() for col, bcol in (("ms", "ms"), ("GB/s", "GB/s"), ("占 memcpy", "% memcpy"))]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+
+
+def test_c3_order_tables_equal_the_2026_12_01_run():
+    bench = mdtables.find(tables(RUN), ["shape", "variant", "% copy_tiled"])
+    gbs = {(r[0].replace("x", "×"), r[1]): mdtables.number(r[3]) for r in bench[1:]}
+    mine = mdtables.find(chapter("c3.md"), ["kernel 与顺序", "8193×8191"])
+    assert mine, "content/c3.md §8.2 needs the table of the copy and the transpose in three orders"
+    rows = {"cudaMemcpy": "cudaMemcpy D2D", "拷贝 kernel，行优先": "copy_tiled (row-major)",
+            "拷贝 kernel，按列": "copy, column-major order", "拷贝 kernel，对角": "copy, diagonal order",
+            "[32][33]，行优先": "transpose_tiled [32][33] (row-major)",
+            "[32][33]，按列": "[32][33], column-major order", "[32][33]，对角": "[32][33], diagonal order"}
+    shapes = ("4113×8197", "8192×8192", "8193×8191")
+    pairs = [(f"{k} / {s}", cell(mine, k, s), gbs[(s, b)]) for k, b in rows.items() for s in shapes]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+
+
+def test_c3_order_counters_equal_the_2026_12_01_run():
+    bench = mdtables.find(tables(RUN), ["ID", "DRAM bytes read", "DRAM bytes written"])
+    second = {}  # kernel -> row of its second launch (the later ID)
+    for r in bench[1:]:
+        second[r[1].strip("`")] = r
+    mine = mdtables.find(chapter("c3.md"), ["kernel 与顺序", "显存读 MB"])
+    assert mine, "content/c3.md §8.2 needs the Nsight Compute table of the six kernels"
+    rows = {"拷贝 kernel，行优先": "copy_tiled_kernel", "拷贝 kernel，按列": "copy_order_kernel<ColumnMajorOrder>",
+            "拷贝 kernel，对角": "copy_order_kernel<DiagonalOrder>",
+            "[32][33]，行优先": "transpose_tile_kernel<PaddedTile, RowMajorOrder>",
+            "[32][33]，按列": "transpose_tile_kernel<PaddedTile, ColumnMajorOrder>",
+            "[32][33]，对角": "transpose_tile_kernel<PaddedTile, DiagonalOrder>"}
+    pairs = []
+    for k, b in rows.items():
+        r = second[b]
+        pairs += [(f"{k} / µs", cell(mine, k, "时间 µs"), round(mdtables.number(r[3]) / 1e3, 2)),
+                  (f"{k} / read", cell(mine, k, "显存读 MB"), round(mdtables.number(r[4]) / 1e6, 1)),
+                  (f"{k} / written", cell(mine, k, "显存写 MB"), round(mdtables.number(r[5]) / 1e6, 1))]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+
+
+def test_c2_instruction_counts_are_the_2026_12_01_run():
+    bench = mdtables.find(tables(RUN), ["kernel (first launch)", "warp instructions per warp"])
+    md = (ROOT / "content" / "c2.md").read_text(encoding="utf-8")
+    quoted = [mdtables.number(r[3]) for r in bench[1:]] + [mdtables.number(bench[1][5]), mdtables.number(bench[2][5]),
+                                                          mdtables.number(bench[3][5]), mdtables.number(bench[1][4])]
+    missing = [q for q in quoted if f"{q:g}" not in md]
+    assert not missing, f"content/c2.md should quote {missing} from {RUN.name}"
