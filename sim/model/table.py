@@ -171,7 +171,7 @@ def markdown(rows: list[dict], bad_order: list[str], gpu: str) -> str:
         p = f"{r['predicted_ms']:.4f}" if r.get("predicted_ms") else "—"
         mm = f"{r['measured_ms']:.4f}" if r.get("measured_ms") else "—"
         e = f"{r['error']:+.1%}" if "error" in r else "—"
-        ok = "yes" if r.get("ok") else ("no" if "ok" in r else (f"not modelled: {r['reason']}" if r.get("reason") else "—"))
+        ok = "yes" if r.get("ok") else ("no" if "ok" in r else (r["reason"] if r.get("reason") else "—"))
         lines.append(f"| {r['chapter']} | `{r['variant']}` | {r['shape']} | {p} | {r.get('bound') or '—'} | {mm} | {e} | {ok} |")
     lines.append("")
     lines.append("Ordering: " + ("every pair of variants in the measured order (ties aside: within 3%, or measured "
