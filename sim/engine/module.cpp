@@ -34,7 +34,8 @@ struct Worker {
   // For the time model: blocks run, their critical paths, and the partly written store sectors
   // of each pair of launch-order neighbours (first block, and how many of those the second shares).
   uint64_t blocks = 0, cycles_sum = 0, cycles_max = 0, partial_writes = 0, partial_first = 0, partial_next = 0;
-  std::vector<uint64_t> partial_prev, partial_cur;
+  uint64_t pages_next = 0, pages_shared = 0, bytes_scattered = 0;  // the second block's store pages, local ones, bytes to the others
+  std::vector<uint64_t> partial_prev, partial_cur, pages_prev, pages_cur;
 };
 
 struct Launch {
@@ -96,7 +97,7 @@ struct Launch {
     w.copies.clear();
     std::fill(std::begin(w.committed), std::end(w.committed), 0u);
     w.ready.assign(K.max_regs, 0);
-    w.t_floor = w.t_arrive = w.t_done = w.issued = 0;
+    w.t_floor = w.t_arrive = w.t_done = w.issued = w.t_order = w.t_fence = 0;
     w.loads_done.assign(lp.latency.loads, 0);
     w.loads_next = 0;
   }
@@ -150,7 +151,7 @@ struct Launch {
       } else {
         ++ctr[pc].idle;
       }
-      if (!(in.issue & kIssueIfConverted)) time_instr(w, in, lp.latency);
+      if (!(in.issue & kIssueIfConverted)) time_instr(w, in, pc, lp.latency);
       ++w.insts;
       switch (in.cls) {
         case kAlu:
@@ -285,6 +286,8 @@ struct Launch {
     x.latency = &lp.latency;
     wk.partial_cur.clear();
     x.partial = &wk.partial_cur;
+    wk.pages_cur.clear();
+    x.pages = &wk.pages_cur;
     x.ctr = wk.ctr.data();
     x.samples = wk.samples.data();
     // Shared memory starts as a poison pattern, so reading it before writing is visible.
@@ -299,6 +302,7 @@ struct Launch {
     if (!wk.local.empty()) std::fill(wk.local.begin(), wk.local.end(), uint8_t(0));
     x.local = wk.local.data();
     for (uint32_t i = 0; i < nwarps; ++i) init_warp(wk.warps[i], i, x);
+    uint32_t interval_start = 0;  // when the block's last barrier released (timing.h)
     for (;;) {
       for (uint32_t i = 0; i < nwarps; ++i) {
         Warp& w = wk.warps[i];
@@ -342,17 +346,21 @@ struct Launch {
         break;
       }
       x.epoch = ++wk.epoch;
-      uint32_t release = 0;
+      // The barrier releases after its last warp arrives, and not before the shared pipe has
+      // served this interval's wavefronts (one a cycle: a conflicted tile takes its time).
+      uint32_t release = uint32_t(std::min<uint64_t>(interval_start + x.shared_busy, UINT32_MAX));
       for (uint32_t i = 0; i < nwarps; ++i)
         if (wk.warps[i].state == WarpState::AtBarrier) release = std::max(release, wk.warps[i].t_arrive);
       release += lp.latency.barrier;
+      interval_start = release;
+      x.shared_busy = 0;
       for (uint32_t i = 0; i < nwarps; ++i)
         if (wk.warps[i].state == WarpState::AtBarrier) {
           wk.warps[i].state = WarpState::Running;
-          wk.warps[i].t_floor = wk.warps[i].t_arrive = release;
+          wk.warps[i].t_floor = wk.warps[i].t_arrive = wk.warps[i].t_order = wk.warps[i].t_fence = release;
         }
     }
-    uint32_t cycles = 0;
+    uint32_t cycles = uint32_t(std::min<uint64_t>(interval_start + x.shared_busy, UINT32_MAX));
     for (uint32_t i = 0; i < nwarps; ++i)
       cycles = std::max({cycles, wk.warps[i].t_done, wk.warps[i].t_arrive, wk.warps[i].issued});
     ++wk.blocks;
@@ -369,13 +377,37 @@ struct Launch {
       if (bytes < 32) wk.partial_cur[kept++] = sector;
     }
     wk.partial_cur.resize(kept);
+    // Pages and the bytes the block stores to each (page << 16 | bytes, bytes capped).
+    std::sort(wk.pages_cur.begin(), wk.pages_cur.end());
+    size_t npages = 0;
+    for (size_t i = 0; i < wk.pages_cur.size();) {
+      const uint64_t page = wk.pages_cur[i] >> 16;
+      uint64_t bytes = 0;
+      for (; i < wk.pages_cur.size() && wk.pages_cur[i] >> 16 == page; ++i) bytes += wk.pages_cur[i] & 0xffff;
+      wk.pages_cur[npages++] = page << 16 | std::min<uint64_t>(bytes, 0xffff);
+    }
+    wk.pages_cur.resize(npages);
     if (pair == 0) {
       wk.partial_first += wk.partial_cur.size();
       wk.partial_prev.swap(wk.partial_cur);
+      wk.pages_prev.swap(wk.pages_cur);
     } else {
       for (uint64_t sector : wk.partial_cur)
         wk.partial_next += std::binary_search(wk.partial_prev.begin(), wk.partial_prev.end(), sector);
+      wk.pages_next += wk.pages_cur.size();
+      // A page is written locally when this block fills half of it or more, or when the first
+      // block writes it too; otherwise its bytes count as scattered.
+      auto shares = [&](uint64_t page) {
+        auto it = std::lower_bound(wk.pages_prev.begin(), wk.pages_prev.end(), page << 16);
+        return it != wk.pages_prev.end() && (*it >> 16) == page;
+      };
+      for (uint64_t entry : wk.pages_cur) {
+        const uint64_t bytes = entry & 0xffff;
+        if (bytes >= 1024 || shares(entry >> 16)) ++wk.pages_shared;
+        else wk.bytes_scattered += bytes;
+      }
       wk.partial_prev.clear();
+      wk.pages_prev.clear();
     }
     // Copies never waited for leave no marks for the next block's race check.
     for (uint32_t i = 0; i < nwarps; ++i) x.drop_copies(wk.warps[i]);
@@ -623,10 +655,15 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   if (err) rep.errors.push_back(err->error);
 
   uint64_t blocks = 0, cycles_sum = 0, cycles_max = 0, partial_writes = 0, partial_first = 0, partial_next = 0;
+  uint64_t pages_next = 0, pages_shared = 0, bytes_scattered = 0;
   for (auto& w : workers) {
     blocks += w.blocks, cycles_sum += w.cycles_sum, cycles_max = std::max(cycles_max, w.cycles_max);
     partial_writes += w.partial_writes, partial_first += w.partial_first, partial_next += w.partial_next;
+    pages_next += w.pages_next, pages_shared += w.pages_shared, bytes_scattered += w.bytes_scattered;
   }
+  rep.metrics["sim__st_pages_next.sum"] = pages_next;
+  rep.metrics["sim__st_pages_shared.sum"] = pages_shared;
+  rep.metrics["sim__st_bytes_scattered.sum"] = bytes_scattered;
   rep.metrics["sim__st_partial_writes.sum"] = partial_writes;
   rep.metrics["sim__blocks.sum"] = blocks;
   rep.metrics["sim__block_cycles.sum"] = cycles_sum;
