@@ -33,7 +33,9 @@ struct Frame {
   int32_t func;
 };
 
-enum class WarpState : uint8_t { Running, AtBarrier, Done };
+// Sleeping: the warp executed nanosleep, which a spin-wait on another block does; its block then
+// gives its host thread to other blocks and runs again later (module.cpp, Launch::worker).
+enum class WarpState : uint8_t { Running, AtBarrier, Sleeping, Done };
 
 struct Warp {
   uint64_t* base[3];            // kSlotReg (current frame), kSlotConst, kSlotSpecial

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <iostream>
 #include <mutex>
 #include <stdexcept>
@@ -18,6 +19,20 @@ using Clock = std::chrono::steady_clock;
 
 enum class Stop { None, Watchdog };
 
+// A block that gave its host thread away while one of its warps sleeps (nanosleep: a spin-wait on
+// another block), with everything it needs to run on.
+struct ParkedBlock {
+  Exec x;
+  std::vector<Warp> warps;
+  std::vector<uint8_t> shared, local;
+  std::vector<RaceWord> race;
+};
+
+// At most this many parked blocks per host thread. A GPU holds only so many blocks at once too:
+// a kernel whose blocks wait for more blocks than that never finishes there either (the watchdog
+// reports it).
+constexpr size_t kMaxParked = 64;
+
 struct Worker {
   std::vector<InstrCounters> ctr;
   std::vector<SampleSlot> samples;
@@ -29,6 +44,7 @@ struct Worker {
   bool has_error = false;
   uint64_t error_block = ~0ull;
   SimError error;
+  std::deque<ParkedBlock> parked;
 };
 
 struct Launch {
@@ -145,6 +161,10 @@ struct Launch {
         case kNop:
           ++top.pc;
           break;
+        case kSleep:
+          ++top.pc;
+          if (m) { w.state = WarpState::Sleeping; return; }
+          break;
         case kBra: {
           uint32_t nt = top.mask & ~m;
           if (nt == 0) { top.pc = in.target; break; }
@@ -246,8 +266,8 @@ struct Launch {
     }
   }
 
-  void run_block(Worker& wk, uint64_t b) {
-    Exec x;
+  void begin_block(Worker& wk, Exec& x, uint64_t b) {
+    x = Exec{};
     x.P = &P;
     x.K = &K;
     x.mem = &mem;
@@ -260,16 +280,24 @@ struct Launch {
     x.block_linear = b;
     x.ctr = wk.ctr.data();
     x.samples = wk.samples.data();
-    // Shared memory starts as a poison pattern, so reading it before writing is visible.
-    std::fill(wk.shared.begin(), wk.shared.end(), uint8_t(0xff));
+    // Shared memory starts as a poison pattern, so reading it before writing is visible. (A parked
+    // block took the worker's buffers with it: allocate new ones.)
+    wk.shared.assign(shared_size, uint8_t(0xff));
+    if (wk.race.size() != (shared_size + 3) / 4 + 4) wk.race.assign((shared_size + 3) / 4 + 4, RaceWord{});
     x.shared = wk.shared.data();
     x.shared_size = shared_size;
     x.race = wk.race.data();
     x.epoch = ++wk.epoch;
     x.local_per_lane = K.max_depot;
-    if (!wk.local.empty()) std::fill(wk.local.begin(), wk.local.end(), uint8_t(0));
+    wk.local.assign(size_t(nwarps) * 32 * K.max_depot, 0);
     x.local = wk.local.data();
+    wk.warps.resize(nwarps);
     for (uint32_t i = 0; i < nwarps; ++i) init_warp(wk.warps[i], i, x);
+  }
+
+  // Runs the worker's current block until it finishes, fails, or parks (returns false): a warp
+  // sleeps and no warp can run, so the block waits for something another block must do.
+  bool run_block(Worker& wk, Exec& x) {
     for (;;) {
       for (uint32_t i = 0; i < nwarps; ++i) {
         Warp& w = wk.warps[i];
@@ -278,7 +306,14 @@ struct Launch {
         if (x.failed || stop) break;
       }
       if (x.failed || stop) break;
-      // Every warp now waits at a barrier or is done.
+      // Every warp now waits at a barrier, sleeps or is done.
+      bool sleeping = false;
+      for (uint32_t i = 0; i < nwarps; ++i)
+        if (wk.warps[i].state == WarpState::Sleeping) {
+          wk.warps[i].state = WarpState::Running;  // it runs again when the block is resumed
+          sleeping = true;
+        }
+      if (sleeping) return false;
       Warp* waiting = nullptr;
       bool mixed_id = false, mixed_pc = false;
       Warp* done = nullptr;
@@ -316,6 +351,12 @@ struct Launch {
       for (uint32_t i = 0; i < nwarps; ++i)
         if (wk.warps[i].state == WarpState::AtBarrier) wk.warps[i].state = WarpState::Running;
     }
+    return true;
+  }
+
+  // A finished (or failed) block's printf output and error, kept for the merge.
+  void finish_block(Worker& wk, Exec& x) {
+    const uint64_t b = x.block_linear;
     if (!x.printf_out.empty()) wk.printf_out.push_back({b, std::move(x.printf_out)});
     if (x.failed && b < wk.error_block) {
       wk.has_error = true;
@@ -326,17 +367,60 @@ struct Launch {
     }
   }
 
+  void park(Worker& wk, Exec& x) {
+    wk.parked.push_back(ParkedBlock{x, std::move(wk.warps), std::move(wk.shared), std::move(wk.local), std::move(wk.race)});
+  }
+
+  void resume(Worker& wk, Exec& x) {
+    ParkedBlock& pb = wk.parked.front();
+    x = pb.x;  // its pointers still name pb's buffers, which move back unchanged
+    wk.warps = std::move(pb.warps);
+    wk.shared = std::move(pb.shared);
+    wk.local = std::move(pb.local);
+    wk.race = std::move(pb.race);
+    wk.parked.pop_front();
+  }
+
+  // New blocks first while there are any (one of them may be what a parked block waits for), then
+  // the parked blocks in turn. A block that only ever parks is caught by the watchdog here, since
+  // its warps never run long enough to reach the check in run_warp.
   void worker(Worker& wk, uint64_t nblocks) {
     wk.ctr.assign(P.code.size(), InstrCounters{});
     wk.samples.assign(P.lines.size(), SampleSlot{});
-    wk.shared.assign(shared_size, 0xff);
-    wk.race.assign((shared_size + 3) / 4 + 4, RaceWord{});
-    wk.local.assign(size_t(nwarps) * 32 * K.max_depot, 0);
-    wk.warps.resize(nwarps);
+    bool more = true;
+    Exec x;
     for (;;) {
-      uint64_t b = next.fetch_add(1);
-      if (b >= nblocks || b > min_failed.load() || stop) break;
-      run_block(wk, b);
+      if (stop) break;
+      if (more && wk.parked.size() < kMaxParked) {
+        uint64_t b = next.fetch_add(1);
+        if (b >= nblocks || b > min_failed.load()) {
+          more = false;
+          continue;
+        }
+        begin_block(wk, x, b);
+      } else if (!wk.parked.empty()) {
+        resume(wk, x);
+        if (std::chrono::duration<double>(Clock::now() - t0).count() > lp.watchdog_seconds) {
+          stop = true;
+          Warp& w = wk.warps[0];
+          char buf[160];
+          snprintf(buf, sizeof buf, "the kernel ran longer than the %.3g s watchdog (blocks wait for each other forever?)",
+                   lp.watchdog_seconds);
+          for (uint32_t i = 0; i < nwarps; ++i)
+            if (wk.warps[i].state == WarpState::Running && !wk.warps[i].stack.empty()) {
+              x.fail("watchdog", buf, wk.warps[i], __builtin_ctz(wk.warps[i].stack.back().mask | 1),
+                     P.code[wk.warps[i].stack.back().pc]);
+              break;
+            }
+          if (!x.failed) x.fail("watchdog", buf, w, 0, P.code[K.begin]);
+          finish_block(wk, x);
+          break;
+        }
+      } else {
+        break;
+      }
+      if (run_block(wk, x)) finish_block(wk, x);
+      else park(wk, x);
     }
   }
 };
