@@ -8,6 +8,7 @@
 //   ./c5_bench time [REPS]           CSV: shape, name, kind, ms (median), GB/s, % of copy kernel, % of memcpy
 //   ./c5_bench one NAME ROWSxCOLS    NAME once at that shape (for ncu / compute-sanitizer)
 //   ./c5_bench sanitize              every variant once on small shapes (for compute-sanitizer)
+//   ./c5_bench plan                  the sweep configurations `time` measures at each perf shape
 //
 // Bytes per call = x read once + y written once = 2 * rows * cols * 4, whatever a variant reads.
 #include "../solutions/c5_softmax.cu"
@@ -279,6 +280,17 @@ int time_mode(int reps) {
   return 0;
 }
 
+// What `time` will measure at each perf shape (no kernel runs).
+int plan_mode() {
+  for (const Shape& s : kPerfShapes) {
+    std::printf("%dx%d:", s.rows, s.cols);
+    for (const Entry& e : sweep())
+      if (applies(e, s.rows, s.cols)) std::printf(" [%s]", e.name.c_str());
+    std::printf("\n");
+  }
+  return 0;
+}
+
 Fn find_fn(const std::string& name) {
   for (const Entry& e : ladder())
     if (e.name == name) return e.fn;
@@ -335,6 +347,7 @@ int main(int argc, char** argv) {
   if (mode == "time") return bench::time_mode(argc > 2 ? std::atoi(argv[2]) : 20);
   if (mode == "one" && argc > 3) return bench::one_mode(argv[2], argv[3]);
   if (mode == "sanitize") return bench::sanitize_mode();
-  std::fprintf(stderr, "usage: %s check [MAX] | time [REPS] | one NAME ROWSxCOLS | sanitize\n", argv[0]);
+  if (mode == "plan") return bench::plan_mode();
+  std::fprintf(stderr, "usage: %s check [MAX] | time [REPS] | one NAME ROWSxCOLS | sanitize | plan\n", argv[0]);
   return 2;
 }
