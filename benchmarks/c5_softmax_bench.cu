@@ -9,6 +9,7 @@
 //   ./c5_bench one NAME ROWSxCOLS    NAME once at that shape (for ncu / compute-sanitizer)
 //   ./c5_bench sanitize              every variant once on small shapes (for compute-sanitizer)
 //   ./c5_bench plan                  the sweep configurations `time` measures at each perf shape
+//   ./c5_bench info                  device limits (L2 size, SMs, registers) and resident blocks
 //
 // Bytes per call = x read once + y written once = 2 * rows * cols * 4, whatever a variant reads.
 #include "../solutions/c5_softmax.cu"
@@ -280,6 +281,20 @@ int time_mode(int reps) {
   return 0;
 }
 
+// The device's limits the chapter reasons with.
+int info_mode() {
+  cudaDeviceProp p;
+  CHECK_CUDA(cudaGetDeviceProperties(&p, 0));
+  std::printf("name=%s sms=%d l2_bytes=%d regs_per_sm=%d max_threads_per_sm=%d smem_per_sm=%zu "
+              "smem_per_block_optin=%zu mem_bus_bits=%d\n",
+              p.name, p.multiProcessorCount, p.l2CacheSize, p.regsPerMultiprocessor, p.maxThreadsPerMultiProcessor,
+              p.sharedMemPerMultiprocessor, p.sharedMemPerBlockOptin, p.memoryBusWidth);
+  std::printf("resident blocks (whole GPU) of block_rows_kernel<1024,4,4>: %d, <512,4,8>: %d, <256,4,8>: %d\n",
+              resident_blocks(block_rows_kernel<1024, 4, 4>, 1024), resident_blocks(block_rows_kernel<512, 4, 8>, 512),
+              resident_blocks(block_rows_kernel<256, 4, 8>, 256));
+  return 0;
+}
+
 // What `time` will measure at each perf shape (no kernel runs).
 int plan_mode() {
   for (const Shape& s : kPerfShapes) {
@@ -348,6 +363,7 @@ int main(int argc, char** argv) {
   if (mode == "one" && argc > 3) return bench::one_mode(argv[2], argv[3]);
   if (mode == "sanitize") return bench::sanitize_mode();
   if (mode == "plan") return bench::plan_mode();
-  std::fprintf(stderr, "usage: %s check [MAX] | time [REPS] | one NAME ROWSxCOLS | sanitize | plan\n", argv[0]);
+  if (mode == "info") return bench::info_mode();
+  std::fprintf(stderr, "usage: %s check [MAX] | time [REPS] | one NAME ROWSxCOLS | sanitize | plan | info\n", argv[0]);
   return 2;
 }

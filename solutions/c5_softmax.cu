@@ -450,14 +450,12 @@ void softmax_by_width(const float* x, float* y, int rows, int cols) {
   }
 }
 
-// 4. The row in registers, one read of x, scalar accesses: a warp per row up to 1024 columns, a
-// block per row up to 16384; longer rows do not fit one block and fall back to two reads.
+// 4. The row in registers, one read of x, scalar accesses: lane groups up to 1024 columns, a block
+// per row up to 16384; longer rows do not fit one block's registers and fall back to two reads.
 void softmax_registers(const float* x, float* y, int rows, int cols) {
   if (rows <= 0 || cols <= 0) return;
-  if (cols <= 1024) {
+  if (cols <= 16384) {
     choose(kScalarPlans, cols)(x, y, rows, cols);
-  } else if (cols <= 16384) {
-    launch_block_rows<1024, 1, 16>(x, y, rows, cols);
   } else {
     launch_online(x, y, rows, cols);
   }

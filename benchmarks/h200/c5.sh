@@ -59,6 +59,7 @@ dump_sass() {
 }
 step sass 120 bash -c "$(declare -f dump_sass); B='$B' ROOT='$ROOT' dump_sass" > "$R/sass.txt" 2>&1
 
+step info 30 "$B/c5_bench" info >> "$R/env.txt" 2>&1
 step check 150 "$B/c5_bench" check > "$R/check.csv" 2> "$R/check.err"
 step time 150 "$B/c5_bench" time 30 > "$R/time.csv" 2> "$R/time.err"
 
