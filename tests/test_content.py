@@ -45,6 +45,8 @@ EXPECT = {
     "c2.md": Expect(("reduction-tree", "shuffle-butterfly"), 10, 3,
                     ("solutions/c2_reduction.cu", "mine/c2_reduction.cu"), 6),
     "c3.md": Expect(("bank-map", "tile-stages", "warp-lens"), 10, 1, ("solutions/c3_transpose.cu",), 0),
+    # C5 quotes code by named region (// region: NAME), not by line: no line references to count.
+    "c5.md": Expect(("online-softmax",), 0, 0, (), 6),
 }
 
 CREDIT = ("2026-11-29", "H200")
