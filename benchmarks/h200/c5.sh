@@ -132,7 +132,7 @@ run_ncu() {
     profile $pair
   done
   echo "### torch.softmax 4096x8192"
-  ncu --clock-control none --csv --metrics "$METRICS" -k regex:'softmax' --launch-count 1 \
+  ncu --clock-control none --csv --metrics "$METRICS" -k regex:'SoftMax|softmax|Softmax' --launch-count 1 \
     python3 -c "import torch; x = torch.rand(4096, 8192, device='cuda'); torch.softmax(x, dim=-1); torch.cuda.synchronize()" 2>&1 | grep -v '^==PROF=='
 }
 step ncu 200 bash -c "B='$B' METRICS='$METRICS'; $(declare -f profile run_ncu); run_ncu" > "$R/ncu.csv" 2>&1
