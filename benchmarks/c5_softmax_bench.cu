@@ -46,6 +46,7 @@ struct Entry {
   int capacity;  // floats of a row one lane group / one block holds (0: any width)
   bool lanes;    // lane-group kernel: a row must fit in capacity
   int (*resident)();  // block kernel: blocks the GPU holds at once (a split row may not need more)
+  bool shifted = false;  // float4 in the middle of rows that start off 16-byte boundaries
 };
 
 int unlimited() { return 1 << 30; }
@@ -75,6 +76,14 @@ Entry block_cfg() {
           launch_block_rows<T, V, C>, V, T * V * C, false, resident_of<T, V, C>};
 }
 
+template <int T, int C>
+Entry shifted_cfg() {
+  Entry e{"shifted T" + std::to_string(T) + " c" + std::to_string(C), "sweep", launch_shifted_rows<T, C>, 4, T * 4 * C,
+          false, unlimited};
+  e.shifted = true;
+  return e;
+}
+
 // The knobs: lanes per row and values per lane for short rows; threads per block and values per
 // thread (so the segment length, so the blocks per row) for long rows; float4 or scalar.
 std::vector<Entry> sweep() {
@@ -88,6 +97,8 @@ std::vector<Entry> sweep() {
       block_cfg<1024, 4, 4>(),   block_cfg<512, 4, 16>(),   block_cfg<1024, 4, 8>(),
       block_cfg<128, 1, 33>(),   block_cfg<256, 1, 17>(),   block_cfg<512, 1, 9>(),    block_cfg<1024, 1, 5>(),
       block_cfg<1024, 1, 8>(),   block_cfg<512, 1, 16>(),   block_cfg<1024, 1, 16>(),
+      shifted_cfg<1024, 1>(),    shifted_cfg<512, 2>(),     shifted_cfg<256, 4>(),     shifted_cfg<128, 8>(),
+      shifted_cfg<1024, 2>(),    shifted_cfg<512, 4>(),
   };
 }
 
@@ -95,6 +106,7 @@ std::vector<Entry> sweep() {
 bool applies(const Entry& e, int rows, int cols) {
   (void)rows;
   if (e.kind != "sweep") return true;
+  if (e.shifted) return cols % 4 != 0 && cols / 4 * 4 <= e.capacity && e.capacity <= 4 * cols;
   if (e.vec == 4 && cols % 4 != 0) return false;
   if (e.vec == 1 && cols % 4 == 0 && cols >= 4096) return false;  // float4 is possible: scalar is not a candidate
   if (e.lanes) return cols <= e.capacity && e.capacity <= 4 * cols;
@@ -190,10 +202,11 @@ int check_mode(long long max_elements) {
       const std::vector<float> x = host_input(s, s.rows * 131u + s.cols, kind);
       for (const Entry& e : all) {
         if (e.kind == "bound") continue;
-        if (e.kind == "sweep" && !(e.vec == 4 ? s.cols % 4 == 0 : true)) continue;
+        if (e.kind == "sweep" && e.shifted && s.cols / 4 * 4 > e.capacity) continue;
+        if (e.kind == "sweep" && !e.shifted && !(e.vec == 4 ? s.cols % 4 == 0 : true)) continue;
         if (e.kind == "sweep" && e.lanes && s.cols > e.capacity) continue;
         for (int offset : {0, 1}) {  // offset 1: rows one float past 16 bytes (fast must go scalar)
-          if (offset && e.name != "softmax_fast") continue;
+          if (offset && e.name != "softmax_fast" && !e.shifted) continue;
           CHECK_CUDA(cudaMemcpy(dx + offset, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
           CHECK_CUDA(cudaMemset(dy, 0xFF, (n + 4) * sizeof(float)));  // poison: NaN
           e.fn(dx + offset, dy + offset, s.rows, s.cols);

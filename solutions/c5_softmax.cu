@@ -300,6 +300,35 @@ __global__ void __launch_bounds__(THREADS)
 }
 // endregion: block-rows
 
+// region: shifted-rows
+// Rows that do not start on a 16-byte boundary (8192×4097: row r starts 4097·4·r bytes in) still
+// get float4 accesses for their middle: the h = 0..3 floats before the row's first boundary and the
+// 0..3 after its last whole float4 are single floats, held by threads 0..2 in two more registers.
+// x and y must sit at the same offset within 16 bytes, so that one h serves both.
+template <int THREADS, int CHUNKS>
+__global__ void __launch_bounds__(THREADS)
+    shifted_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int cols) {
+  __shared__ MaxSum slots[THREADS / 32];
+  const float* xr = x + (int64_t)blockIdx.x * cols;
+  float* yr = y + (int64_t)blockIdx.x * cols;
+  const int t = threadIdx.x;
+  const int to_boundary = static_cast<int>((16 - reinterpret_cast<uintptr_t>(xr) % 16) % 16 / 4);
+  const int h = to_boundary < cols ? to_boundary : cols;  // the head: single floats
+  const int body = (cols - h) / 4 * 4;                    // whole float4s from xr + h on
+  const int tail = cols - h - body;                       // single floats after them
+  float v[CHUNKS * 4], edge[2];
+  load_part<THREADS, 4, CHUNKS>(v, xr + h, 0, t, body);
+  edge[0] = t < h ? xr[t] : -INFINITY;
+  edge[1] = t < tail ? xr[h + body + t] : -INFINITY;
+  const MaxSum own = own_part(v), own_edge = own_part(edge);
+  const MaxSum total = block_combine<THREADS>(combine(own, own_edge), slots);
+  store_part<THREADS, 4, CHUNKS>(yr + h, v, own.m, total, 0, t, body);
+  const float scale = __expf(own_edge.m - total.m) / total.d;
+  if (t < h) yr[t] = edge[0] * scale;
+  if (t < tail) yr[h + body + t] = edge[1] * scale;
+}
+// endregion: shifted-rows
+
 // ---- the upper bound ----
 
 // region: copy-bound
@@ -333,6 +362,11 @@ __global__ void log_softmax_kernel(const float* __restrict__ x, float* __restric
 
 bool rows_16B_aligned(const void* x, const void* y, int cols) {
   return cols % 4 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0 && reinterpret_cast<uintptr_t>(y) % 16 == 0;
+}
+
+bool same_offset_in_16B(const void* x, const void* y) {
+  return reinterpret_cast<uintptr_t>(x) % 16 == reinterpret_cast<uintptr_t>(y) % 16 &&
+         reinterpret_cast<uintptr_t>(x) % 4 == 0;
 }
 
 // Blocks of this kernel the GPU holds at once: a split row must not need more.
@@ -384,6 +418,11 @@ void launch_block_rows(const float* x, float* y, int rows, int cols) {
 }
 // endregion: split-launch
 
+template <int THREADS, int CHUNKS>
+void launch_shifted_rows(const float* x, float* y, int rows, int cols) {
+  shifted_rows_kernel<THREADS, CHUNKS><<<rows, THREADS>>>(x, y, cols);
+}
+
 using Launcher = void (*)(const float*, float*, int, int);
 
 // region: dispatch
@@ -406,6 +445,14 @@ constexpr Plan kVec4Plans[] = {
     {16384, launch_block_rows<512, 4, 8>},
     {1 << 30, launch_block_rows<1024, 4, 4>},  // 16384-float segments, several blocks per row
 };
+// Rows not on 16-byte boundaries but x and y at the same offset: float4 in the middle of each row.
+// Short rows stay scalar (lane groups); longer than one block holds: scalar, split.
+constexpr Plan kShiftedPlans[] = {
+    {4096 + 3, launch_shifted_rows<1024, 1>},
+    {8192 + 3, launch_shifted_rows<1024, 2>},
+    {16384 + 3, launch_shifted_rows<1024, 4>},
+};
+
 constexpr Plan kScalarPlans[] = {
     {32, launch_lane_groups<32, 1, 1>},
     {128, launch_lane_groups<32, 1, 4>},
@@ -467,11 +514,14 @@ void softmax_split(const float* x, float* y, int rows, int cols) {
   choose(kScalarPlans, cols)(x, y, rows, cols);
 }
 
-// 6. As 5 with float4 accesses whenever every row starts on a 16-byte boundary.
+// 6. As 5 with float4 accesses: everywhere when every row starts on a 16-byte boundary, in the
+// middle of each row when rows of 1024 to 16387 floats start elsewhere (odd widths).
 void softmax_fast(const float* x, float* y, int rows, int cols) {
   if (rows <= 0 || cols <= 0) return;
   if (rows_16B_aligned(x, y, cols)) {
     choose(kVec4Plans, cols)(x, y, rows, cols);
+  } else if (cols > 1024 && cols <= 16384 + 3 && same_offset_in_16B(x, y)) {
+    choose(kShiftedPlans, cols)(x, y, rows, cols);
   } else {
     choose(kScalarPlans, cols)(x, y, rows, cols);
   }
