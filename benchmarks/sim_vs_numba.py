@@ -117,7 +117,7 @@ def main() -> int:
         numba_worker(opts.numba_worker)
         return 0
 
-    from drills.build import sim_runtime_dir
+    from drills.pipeline.build import sim_runtime_dir
     sim_run = runpy.run_path(str(ROOT / "sim" / "runtime" / "sim_run.py"))
     lib_dir, log = sim_runtime_dir()
     if lib_dir is None:

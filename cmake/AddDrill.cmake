@@ -1,4 +1,5 @@
-# add_drill(NUMBER SLUG MINE f SOLUTION f TEST f CAPI f SHAPES "MxN,..." GPU_SHAPES "MxN,...")
+# add_drill(NUMBER SLUG MINE f SOLUTION f TEST f CAPI f SHAPES "MxN,..." GPU_SHAPES "MxN,..."
+#           RTOL r ATOL a SUM_FACTOR k DOT_FACTOR d)   (the manifest's tolerance; the harness compares with it)
 #
 # For each file under test ("subject": mine/, solutions/, or DRILLS_SUBJECT) it builds
 #   <slug>_test-<subject>   the GoogleTest binary (tests/<slug>_test.cu + the subject)
@@ -17,7 +18,7 @@ function(_drills_backend_target target)
 endfunction()
 
 function(add_drill number slug)
-  cmake_parse_arguments(D "" "MINE;SOLUTION;TEST;CAPI;SHAPES;GPU_SHAPES" "" ${ARGN})
+  cmake_parse_arguments(D "" "MINE;SOLUTION;TEST;CAPI;SHAPES;GPU_SHAPES;RTOL;ATOL;SUM_FACTOR;DOT_FACTOR" "" ${ARGN})
 
   if(DRILLS_SUBJECT)
     if(NOT DRILLS_PROBLEM STREQUAL "${number}")
@@ -35,7 +36,9 @@ function(add_drill number slug)
   add_library(${harness} OBJECT "${CMAKE_SOURCE_DIR}/${D_TEST}")
   target_include_directories(${harness} PRIVATE "${CMAKE_SOURCE_DIR}/tests")
   target_compile_definitions(${harness} PRIVATE
-    DRILLS_PUBLIC_SHAPES="${D_SHAPES}" DRILLS_GPU_SHAPES="${D_GPU_SHAPES}")
+    DRILLS_PUBLIC_SHAPES="${D_SHAPES}" DRILLS_GPU_SHAPES="${D_GPU_SHAPES}"
+    DRILLS_RTOL=${D_RTOL} DRILLS_ATOL=${D_ATOL} DRILLS_SUM_FACTOR=${D_SUM_FACTOR}
+    DRILLS_DOT_FACTOR=${D_DOT_FACTOR})
   target_link_libraries(${harness} PRIVATE GTest::gtest)
   _drills_backend_target(${harness})
 

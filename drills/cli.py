@@ -8,10 +8,11 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import ROOT, catalog, report
-from .catalog import CatalogError
+from . import ROOT, manifest, messages
+from .pipeline import render
+from .manifest import ManifestError
 from .result import error
-from .toolchain import ToolchainError, pick_backend
+from .pipeline.toolchain import ToolchainError, pick_backend
 
 SUBCOMMANDS = ("list", "start", "test", "watch", "hint", "solution", "reset", "check", "doctor", "bench",
                "serve", "grade", "sim-run")
@@ -22,19 +23,19 @@ class UsageError(Exception):
 
 
 def _problem(key):
-    return catalog.find(catalog.load(), key)
+    return manifest.find(manifest.load(), key)
 
 
 def _lang(args) -> str:
-    return args.lang or report.default_lang()
+    return args.lang or render.default_lang()
 
 
-def _say(args, zh: str, en: str) -> None:
-    print(zh if _lang(args) == "zh" else en)
+def _say(args, key: str, **facts) -> None:
+    print(messages.t(key, _lang(args), **facts))
 
 
 def cmd_test(args) -> int:
-    from .judge import judge
+    from .pipeline.judge import judge
     problem = _problem(args.number)
     if args.file and args.solution:
         raise UsageError("--file and --solution exclude each other")
@@ -45,12 +46,14 @@ def cmd_test(args) -> int:
     if not args.json:
         print(f"drills: judging #{problem.number} {file} on the {backend} backend"
               f"{' (picked automatically)' if args.backend == 'auto' else ''} ...", file=sys.stderr)
-    result = _with_spinner(args, lambda: judge(problem, file, backend, perf=not args.no_perf))
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    result = _with_spinner(args, lambda: judge(problem, file, backend, perf=not args.no_perf, timeout=args.timeout))
     _record_progress(problem.number, result.status, file == problem.path("mine"))
     if args.json:
         print(result.to_json())
     else:
-        report.render(result.to_dict(), _lang(args), verbose=args.verbose)
+        render.render(result.to_dict(), _lang(args), verbose=args.verbose)
     return result.exit_code
 
 
@@ -59,7 +62,7 @@ def _with_spinner(args, work):
     if args.json or not sys.stderr.isatty():
         return work()
     from rich.console import Console
-    words = "构建并运行测试…" if _lang(args) == "zh" else "building and running the tests…"
+    words = messages.t("cli.building", _lang(args))
     with Console(stderr=True).status(words):
         return work()
 
@@ -68,7 +71,7 @@ def _record_progress(number: int, status: str, is_mine: bool) -> None:
     if not is_mine:
         return
     try:
-        from . import progress
+        from .learner import progress
     except ImportError:
         return
     progress.record(number, status)
@@ -79,19 +82,17 @@ def cmd_list(args) -> int:
     from rich.table import Table
     lang = _lang(args)
     try:
-        from . import progress
+        from .learner import progress
         state = progress.load()
     except ImportError:
         state = {}
     t = Table()
-    for col in ("#", "chapter" if lang == "en" else "章节", "title" if lang == "en" else "题目",
-                "difficulty" if lang == "en" else "难度", "progress" if lang == "en" else "进度"):
-        t.add_column(col)
-    words = {"passed": ("已通过", "passed"), "tried": ("尝试过", "tried"), None: ("未开始", "untouched")}
-    for p in sorted(catalog.load().values(), key=lambda p: p.number):
+    for col in ("number", "chapter", "title", "difficulty", "progress"):
+        t.add_column(messages.t(f"cli.col-{col}", lang))
+    for p in sorted(manifest.load().values(), key=lambda p: p.number):
         st = (state.get(str(p.number)) or {}).get("status")
-        zh, en = words.get(st, words[None])
-        t.add_row(str(p.number), p.chapter, p.title_in(lang), p.difficulty, zh if lang == "zh" else en)
+        word = messages.t(f"cli.status-{st if st in ('passed', 'tried') else 'untouched'}", lang)
+        t.add_row(str(p.number), p.chapter, p.title_in(lang), p.difficulty, word)
     Console().print(t)
     return 0
 
@@ -100,28 +101,27 @@ def cmd_start(args) -> int:
     problem = _problem(args.number)
     mine = problem.path("mine")
     if mine.exists():
-        _say(args, f"{mine.relative_to(ROOT)} 已存在，保持不变。", f"{mine.relative_to(ROOT)} exists; left as it is.")
+        _say(args, "cli.mine-exists", file=mine.relative_to(ROOT))
     else:
         raise UsageError(f"{mine.relative_to(ROOT)} is missing from this checkout; restore it with git "
                          f"(git checkout -- {mine.relative_to(ROOT)})")
     lang = _lang(args)
     print(f"#{problem.number} {problem.title_in(lang)} ({problem.chapter}, {problem.difficulty})")
-    _say(args, f"读：{problem.content}\n改：{problem.mine}\n判题：python practice/judge.py {problem.number}\n提示：python practice/judge.py hint {problem.number}",
-         f"Read: {problem.content}\nEdit: {problem.mine}\nJudge: python practice/judge.py {problem.number}\nHint: python practice/judge.py hint {problem.number}")
+    _say(args, "cli.start", content=problem.content, mine=problem.mine, number=problem.number)
     return 0
 
 
 def cmd_hint(args) -> int:
     problem = _problem(args.number)
     try:
-        from . import progress
+        from .learner import progress
         shown = progress.next_hint(problem.number, len(problem.hints))
     except (ImportError, AttributeError):
         shown = len(problem.hints) - 1 if args.all else 0
     hints = problem.hints if args.all else problem.hints[: shown + 1]
     lang = _lang(args)
     for i, h in enumerate(hints, 1):
-        print(f"[{i}/{len(problem.hints)}] {h.zh if lang == 'zh' else h.en}")
+        print(f"[{i}/{len(problem.hints)}] {getattr(h, lang)}")
     return 0
 
 
@@ -129,7 +129,7 @@ def cmd_solution(args) -> int:
     problem = _problem(args.number)
     passed = False
     try:
-        from . import progress
+        from .learner import progress
         passed = (progress.load().get(str(problem.number)) or {}).get("status") == "passed"
     except ImportError:
         pass
@@ -141,23 +141,23 @@ def cmd_solution(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from .toolchain import gpu_name, simulator_available
+    from .pipeline.toolchain import gpu_name, simulator_available
     rows = [("nvcc", shutil.which("nvcc")), ("cmake", shutil.which("cmake")), ("GPU", gpu_name()),
             ("simulator sources", "sim/" if simulator_available() else None)]
     for name, value in rows:
         print(f"{'✓' if value else '✗'} {name}: {value or 'not found'}")
     backend = pick_backend("auto")
-    _say(args, f"本机判题使用：{backend}", f"This machine judges with: {backend}")
+    _say(args, "cli.doctor-backend", backend=backend)
     return 0 if shutil.which("nvcc") and shutil.which("cmake") else 2
 
 
 def cmd_check(args) -> int:
-    from .check import run_check
+    from .authoring.verify import run_check
     return run_check(pick_backend(args.backend), _lang(args), as_json=args.json)
 
 
 def cmd_bench(args) -> int:
-    from .bench import run_bench
+    from .learner.bench import run_bench
     return run_bench(_lang(args), as_json=args.json)
 
 
@@ -168,12 +168,12 @@ def cmd_serve(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python practice/judge.py",
-                                 description="drills: CUDA operator drills. `judge.py 78` judges problem 78.")
+                                 description="drills: CUDA operator drills. `judge.py N` judges problem N; `judge.py list` lists them.")
     ap.add_argument("--lang", choices=("zh", "en"), help="language of messages (default: from the locale)")
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     def number(p):
-        p.add_argument("number", help="problem number (e.g. 78) or slug")
+        p.add_argument("number", help="problem number or slug (`judge.py list` shows them)")
 
     p = sub.add_parser("test", help="build and judge a file (default: your mine/ file)")
     number(p)
@@ -182,7 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("auto", "gpu", "sim"), default="auto")
     p.add_argument("--json", action="store_true", help="print only the result object (JSON) on stdout")
     p.add_argument("--no-perf", action="store_true", help="skip GPU timing")
-    p.add_argument("--verbose", "-v", action="store_true")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="stop the tests after this long (default: ten times what the reference needs here, at least 10 s)")
+    p.add_argument("--verbose", "-v", action="store_true", help="every failing case, every diagnosis, where the time went")
     p.set_defaults(fn=cmd_test)
 
     p = sub.add_parser("list", help="problems and your progress")
@@ -212,17 +214,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-browser", action="store_true")
     p.set_defaults(fn=cmd_serve)
     # Subcommands whose arguments live with their code: module.add_arguments(p) and module.main(args).
-    plugged = {"sim-run": ("simrun", "run any single-file CUDA program on the simulator"),
-               "grade": ("grade", "instructors: judge a folder of submissions into a gradebook"),
-               "watch": ("watch", "re-judge on every save"),
-               "reset": ("reset", "restore the skeleton (asks first, keeps a backup)")}
+    plugged = {"sim-run": ("drills.learner.simrun", "run any single-file CUDA program on the simulator"),
+               "grade": ("drills.grading.command", "instructors: judge a folder of submissions into a gradebook"),
+               "watch": ("drills.learner.watch", "re-judge on every save"),
+               "reset": ("drills.learner.reset", "restore the skeleton (asks first, keeps a backup)")}
     for name, (module_name, help_text) in plugged.items():
-        try:
-            module = importlib.import_module(f"drills.{module_name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"drills.{module_name}":
-                raise
-            continue  # not written yet
+        module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=help_text)
         module.add_arguments(p)
         p.set_defaults(fn=module.main)
@@ -246,7 +243,7 @@ def _hoist_lang(argv: list[str]) -> tuple[list[str], list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     argv, lang = _hoist_lang(list(sys.argv[1:] if argv is None else argv))
-    # `judge.py 78 [options]` is `judge.py test 78 [options]`.
+    # `judge.py N [options]` is `judge.py test N [options]`.
     first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
     if first is not None and argv[first] not in SUBCOMMANDS:
         if argv[first].lstrip("#").isdigit() or not argv[first].isidentifier() or "_" in argv[first]:
@@ -259,10 +256,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(lang + argv)
     args.passthrough = passthrough
     try:
+        manifest.load()  # a malformed manifest stops every subcommand here, in one line
         return args.fn(args)
-    except (UsageError, CatalogError, ToolchainError) as e:
+    except (UsageError, ManifestError, ToolchainError) as e:
         if getattr(args, "json", False):
-            print(error(None, str(e), str(e)).to_json())
+            print(error(None, {"zh": str(e), "en": str(e)}).to_json())
         print(f"drills: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Installs what drills needs on a Debian/Ubuntu machine that has the CUDA Toolkit (nvcc):
 # CMake, GoogleTest and the Python packages in requirements.txt. Safe to run again.
-# DRILLS_WEB_TESTS=1 also installs what the browser app's end-to-end tests need.
+#   bash practice/setup.sh           what the judge needs
+#   bash practice/setup.sh --tests   also what the test suite needs (Chromium and Playwright for the
+#                                    browser tests, jsonschema): the README's test command uses it
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --tests) tests=1 ;;
+    *) echo "drills: setup.sh: unknown option $arg (known: --tests)" >&2; exit 2 ;;
+  esac
+done
 
 if ! command -v nvcc >/dev/null 2>&1; then
   echo "drills: nvcc not found. Install the CUDA Toolkit and put its bin/ on PATH (no GPU is needed)." >&2
@@ -21,7 +30,7 @@ ldconfig -p 2>/dev/null | grep -q libzstd.so.1 || packages+=(libzstd1)
 [ -d /usr/share/javascript/katex ] || packages+=(libjs-katex)
 # `judge.py grade` runs each submission in a bubblewrap sandbox when it is installed.
 command -v bwrap >/dev/null 2>&1 || packages+=(bubblewrap)
-if [ "${DRILLS_WEB_TESTS:-0}" = 1 ]; then
+if [ "$tests" = 1 ]; then
   command -v chromium >/dev/null 2>&1 || packages+=(chromium)
   fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || packages+=(fonts-noto-cjk)  # Chinese in screenshots
 fi
@@ -32,7 +41,9 @@ if [ ${#packages[@]} -gt 0 ]; then
 fi
 
 python3 -m pip install -q -r requirements.txt
-if [ "${DRILLS_WEB_TESTS:-0}" = 1 ] && [ -f requirements-web.txt ]; then
-  python3 -m pip install -q -r requirements-web.txt
+if [ "$tests" = 1 ]; then
+  python3 -m pip install -q -r requirements-test.txt
+  echo "drills: ready. Run the tests with: python3 -m pytest"
+else
+  echo "drills: ready. Judge problem 78 with: python3 practice/judge.py 78"
 fi
-echo "drills: ready. Judge problem 78 with: python3 practice/judge.py 78"

@@ -13,20 +13,27 @@
 namespace {
 
 constexpr int BLOCK = 256;                  // threads per block in every kernel here
+// region: full-mask
 constexpr unsigned FULL_MASK = 0xffffffffu; // all 32 lanes take part in a shuffle
+// endregion: full-mask
 
 // ---- building blocks: a warp's sum and a block's sum ----
 
-// Butterfly: after the step with distance d, every lane holds the sum of its group of 2d lanes,
-// so after d = 16, 8, 4, 2, 1 every lane holds the whole warp's sum. No shared memory, no barrier.
+// Butterfly: the step with distance d adds the value of lane (lane ^ d). After the steps 16, ..., d
+// a lane holds the sum of the 32 / d lanes that agree with it in the bits below d (after d = 16:
+// lanes l and l ^ 16; after d = 8: the four lanes equal mod 8), so after d = 1 every lane holds the
+// whole warp's sum. No shared memory, no barrier.
+// region: warp-sum
 template <class T>
 __device__ T warp_sum(T v) {
   for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(FULL_MASK, v, d);
   return v;
 }
+// endregion: warp-sum
 
 // Each warp sums its 32 values with shuffles; lane 0 of each warp leaves the warp's sum in shared
 // memory; after one barrier, warp 0 sums those BLOCK / 32 values. The result is right in thread 0.
+// region: block-sum
 template <class T>
 __device__ T block_sum(T v) {
   __shared__ T warp_sums[BLOCK / 32];
@@ -37,11 +44,13 @@ __device__ T block_sum(T v) {
   if (warp == 0) v = warp_sum(lane < BLOCK / 32 ? warp_sums[lane] : T(0));
   return v;
 }
+// endregion: block-sum
 
 // ---- the ladder: one element per thread (two from step 4), one partial sum per block ----
 
 // 1. Interleaved addressing, divergent: in the step with distance s only threads whose index is a
 // multiple of 2s add, so every warp keeps running, mostly idle, until 2s passes 32.
+// region: interleaved-divergent
 __global__ void interleaved_divergent_kernel(const float* __restrict__ x, float* __restrict__ partials, int n) {
   __shared__ float s[BLOCK];
   const unsigned t = threadIdx.x;
@@ -54,6 +63,7 @@ __global__ void interleaved_divergent_kernel(const float* __restrict__ x, float*
   }
   if (t == 0) partials[blockIdx.x] = s[0];
 }
+// endregion: interleaved-divergent
 
 // 2. Interleaved addressing, strided index: the busy threads are now 0, 1, 2, ... (whole warps
 // retire), but thread t touches s[2dt]: a warp's 32 words are 2d apart, a 2-, 4-, 8-... way conflict.
@@ -63,11 +73,13 @@ __global__ void interleaved_strided_kernel(const float* __restrict__ x, float* _
   const int64_t i = (int64_t)blockIdx.x * BLOCK + t;
   s[t] = i < n ? x[i] : 0.0f;
   __syncthreads();
+  // region: strided-loop
   for (unsigned d = 1; d < BLOCK; d *= 2) {
     const unsigned k = 2 * d * t;
     if (k < BLOCK) s[k] += s[k + d];
     __syncthreads();
   }
+  // endregion: strided-loop
   if (t == 0) partials[blockIdx.x] = s[0];
 }
 
@@ -80,10 +92,12 @@ __global__ void sequential_kernel(const float* __restrict__ x, float* __restrict
   const int64_t i = (int64_t)blockIdx.x * BLOCK + t;
   s[t] = i < n ? x[i] : 0.0f;
   __syncthreads();
+  // region: sequential-loop
   for (unsigned d = BLOCK / 2; d > 0; d /= 2) {
     if (t < d) s[t] += s[t + d];
     __syncthreads();
   }
+  // endregion: sequential-loop
   if (t == 0) partials[blockIdx.x] = s[0];
 }
 
@@ -92,10 +106,12 @@ __global__ void sequential_kernel(const float* __restrict__ x, float* __restrict
 __global__ void first_add_kernel(const float* __restrict__ x, float* __restrict__ partials, int n) {
   __shared__ float s[BLOCK];
   const unsigned t = threadIdx.x;
+  // region: first-add-load
   const int64_t i = (int64_t)blockIdx.x * (2 * BLOCK) + t;
   float v = i < n ? x[i] : 0.0f;
   if (i + BLOCK < n) v += x[i + BLOCK];
   s[t] = v;
+  // endregion: first-add-load
   __syncthreads();
   for (unsigned d = BLOCK / 2; d > 0; d /= 2) {
     if (t < d) s[t] += s[t + d];
@@ -106,6 +122,7 @@ __global__ void first_add_kernel(const float* __restrict__ x, float* __restrict_
 
 // 5. The same load, then block_sum: shuffles inside each warp, shared memory only for the 8 warp
 // sums, one barrier instead of eight.
+// region: warp-shuffle-kernel
 __global__ void warp_shuffle_kernel(const float* __restrict__ x, float* __restrict__ partials, int n) {
   const int64_t i = (int64_t)blockIdx.x * (2 * BLOCK) + threadIdx.x;
   float v = i < n ? x[i] : 0.0f;
@@ -113,10 +130,12 @@ __global__ void warp_shuffle_kernel(const float* __restrict__ x, float* __restri
   v = block_sum(v);
   if (threadIdx.x == 0) partials[blockIdx.x] = v;
 }
+// endregion: warp-shuffle-kernel
 
 // Scratch for the ladder's partial sums, kept between calls and grown when a longer input needs
 // more (as PyTorch's caching allocator keeps memory): a cudaMalloc per call would cost more than
 // the sum. cudaFree waits for the kernels that may still use the old buffer.
+// region: workspace
 float* workspace(int64_t count) {
   static float* buffer = nullptr;
   static int64_t capacity = 0;
@@ -129,11 +148,13 @@ float* workspace(int64_t count) {
   }
   return buffer;
 }
+// endregion: workspace
 
 using LadderKernel = void (*)(const float*, float*, int);
 
 // Launch `kernel` on x, then on its partial sums, and so on, until one block is left: that launch
 // writes *out. Each launch boundary is a grid-wide barrier.
+// region: reduce-in-passes
 void reduce_in_passes(LadderKernel kernel, int per_block, const float* x, float* out, int n) {
   const int64_t level1 = (n + (int64_t)per_block - 1) / per_block;
   const int64_t level2 = (level1 + per_block - 1) / per_block;
@@ -154,6 +175,7 @@ void reduce_in_passes(LadderKernel kernel, int per_block, const float* x, float*
     pong = spare;
   }
 }
+// endregion: reduce-in-passes
 
 // ---- grid-stride: a grid that just fills the GPU, many elements per thread ----
 
@@ -174,14 +196,18 @@ __device__ auto sum4(const V& v) { return (v.x + v.y) + (v.z + v.w); }
 // the partials (a second kernel adds them) or, with ATOMIC, straight into *out with one atomicAdd.
 // WIDTH 4 reads 16 bytes per load, four loads in flight per thread; the elements before x's first
 // 16-byte boundary (the head) and after the last whole vector (the tail) are read one by one.
+// region: grid-stride-kernel
 template <class T, int WIDTH, bool ATOMIC>
 __global__ void grid_stride_kernel(const T* __restrict__ x, int n, T* __restrict__ out) {
   const int64_t tid = (int64_t)blockIdx.x * BLOCK + threadIdx.x;
   const int64_t stride = (int64_t)gridDim.x * BLOCK;
   T sum = 0;
   if (WIDTH == 1) {
+    // region: scalar-loop
     for (int64_t i = tid; i < n; i += stride) sum += x[i];
+    // endregion: scalar-loop
   } else {
+    // region: vec4-loop
     using V = typename Vec4<T>::type;
     const int misaligned = static_cast<int>(reinterpret_cast<uintptr_t>(x) % 16) / sizeof(T);
     const int head = min(n, (4 - misaligned) % 4);
@@ -196,6 +222,7 @@ __global__ void grid_stride_kernel(const T* __restrict__ x, int n, T* __restrict
     const int64_t tail = head + 4 * nvec;
     if (tid < head) sum += x[tid];
     if (tid < n - tail) sum += x[tail + tid];
+    // endregion: vec4-loop
   }
   sum = block_sum(sum);
   if (threadIdx.x == 0) {
@@ -205,9 +232,11 @@ __global__ void grid_stride_kernel(const T* __restrict__ x, int n, T* __restrict
       partials<T>()[blockIdx.x] = sum;
   }
 }
+// endregion: grid-stride-kernel
 
 // The second pass: one block adds the partial sums, always in the same order, so the same input
 // gives the same bits on every call.
+// region: final-sum
 template <class T>
 __global__ void final_sum_kernel(int count, T* __restrict__ out) {
   T sum = 0;
@@ -215,9 +244,11 @@ __global__ void final_sum_kernel(int count, T* __restrict__ out) {
   sum = block_sum(sum);
   if (threadIdx.x == 0) *out = sum;
 }
+// endregion: final-sum
 
 // As many blocks as the GPU holds at once (more would only queue), at most MAX_BLOCKS, and no more
 // than give each thread WIDTH * 4 elements: small inputs get small grids.
+// region: grid-for
 template <class Kernel>
 int grid_for(Kernel kernel, int n, int width) {
   int device = 0, sms = 1, per_sm = 1;
@@ -230,7 +261,9 @@ int grid_for(Kernel kernel, int n, int width) {
   if (blocks > MAX_BLOCKS) blocks = MAX_BLOCKS;
   return blocks > 0 ? static_cast<int>(blocks) : 1;
 }
+// endregion: grid-for
 
+// region: two-pass
 template <class T, int WIDTH>
 void two_pass(const T* x, T* out, int n) {
   const auto kernel = grid_stride_kernel<T, WIDTH, false>;
@@ -238,13 +271,16 @@ void two_pass(const T* x, T* out, int n) {
   kernel<<<blocks, BLOCK>>>(x, n, nullptr);
   final_sum_kernel<T><<<1, BLOCK>>>(blocks, out);
 }
+// endregion: two-pass
 
+// region: one-pass-atomic
 template <class T>
 void one_pass_atomic(const T* x, T* out, int n) {
   const auto kernel = grid_stride_kernel<T, 4, true>;
   cudaMemsetAsync(out, 0, sizeof(T));  // the blocks add into *out: it must start at zero
   kernel<<<grid_for(kernel, n, 4), BLOCK>>>(x, n, out);
 }
+// endregion: one-pass-atomic
 
 // ---- the upper bound: read n floats and write them back (the same float4 structure) ----
 
@@ -269,6 +305,7 @@ bool empty_input(T* out, int n) {
 // ---- the contract: what the tests call ----
 
 // Deterministic: float4 grid-stride partial sums, then one block adds them in a fixed order.
+// region: contract
 void reduce_sum(const float* x, float* out, int n) {
   if (empty_input(out, n)) return;
   two_pass<float, 4>(x, out, n);
@@ -279,6 +316,7 @@ void reduce_sum_int(const int* x, int* out, int n) {
   if (empty_input(out, n)) return;
   two_pass<int, 4>(x, out, n);
 }
+// endregion: contract
 
 // ---- the variants the chapter discusses, each behind its own host function ----
 

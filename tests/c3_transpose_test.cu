@@ -36,7 +36,7 @@ std::vector<float> host_transpose(const std::vector<float>& x, int M, int N) {
   return y;
 }
 
-// Facts about a wrong output that the judge turns into named diagnoses (drills/diagnose.py reads
+// Facts about a wrong output that the judge turns into named diagnoses (drills/pipeline/diagnose.py reads
 // them by name; the judge never reads the learner's source). y is N×M.
 void record_evidence(const std::vector<float>& x, const std::vector<float>& got,
                      const std::vector<float>& want, int M, int N) {

@@ -7,16 +7,13 @@ under judgement; without it they test the reference, built here on first use.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from drills import build as builder  # noqa: E402
-from drills import catalog  # noqa: E402
-from drills.toolchain import backend_unavailable, pick_backend  # noqa: E402
+from drills import manifest
+from drills.pipeline import build as builder
+from drills.pipeline.toolchain import backend_unavailable, pick_backend
 
 
 def kernel_backend() -> str:
@@ -33,9 +30,10 @@ def library_for(slug: str) -> Path:
     if os.environ.get("DRILLS_SUBJECT_LIB"):
         return Path(os.environ["DRILLS_SUBJECT_LIB"])
     backend = kernel_backend()
-    problem = next(p for p in catalog.load().values() if p.slug == slug)
+    problem = next(p for p in manifest.load().values() if p.slug == slug)
     subject = builder.subject_for(problem, problem.path("solution"), backend)
     outcome = builder.build(subject, [subject.targets[1]])
     if not outcome.ok:
         pytest.fail(f"the reference for {slug} did not build:\n{outcome.log[-3000:]}")
     return subject.capi_library
+

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import library_for
-from drills import catalog
-from drills.capi import Lib
+from drills import manifest
+from drills.pipeline.capi import Lib
 
-PROBLEM = catalog.find(catalog.load(), "c1_vector_add")
+PROBLEM = manifest.find(manifest.load(), "c1_vector_add")
 ON_SIM = os.environ.get("DRILLS_BACKEND") == "sim"
 GUARD = 4  # poisoned floats after c's last element: a write there is a bug
 F32 = np.dtype(np.float32).itemsize

@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import library_for
-from drills import catalog
-from drills.capi import Lib
+from drills import manifest
+from drills.pipeline.capi import Lib
 
-PROBLEM = catalog.find(catalog.load(), "c2_reduction")
+PROBLEM = manifest.find(manifest.load(), "c2_reduction")
 ON_SIM = os.environ.get("DRILLS_BACKEND") == "sim"
 U = 2.0 ** -24
 XOUT = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)  # f(x, out, n)
@@ -44,7 +44,7 @@ def random_ints(n: int, seed: int) -> np.ndarray:
 
 
 def tolerance(x: np.ndarray, exact: float) -> float:
-    return (8 * math.sqrt(x.size) * float(np.abs(x.astype(np.float64)).sum()) + abs(exact)) * U
+    return (PROBLEM.tolerance.sum_factor * math.sqrt(x.size) * float(np.abs(x.astype(np.float64)).sum()) + abs(exact)) * U
 
 
 def run_sum(lib: Lib, name: str, x: np.ndarray, offset: int = 0):

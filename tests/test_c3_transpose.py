@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import library_for
-from drills import catalog
-from drills.capi import Lib
+from drills import manifest
+from drills.pipeline.capi import Lib
 
-PROBLEM = catalog.find(catalog.load(), "c3_transpose")
+PROBLEM = manifest.find(manifest.load(), "c3_transpose")
 ON_SIM = os.environ.get("DRILLS_BACKEND") == "sim"
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from drills import catalog
-from drills import build as builder
-from drills.check import manifest_problems
-from drills.toolchain import backend_unavailable, pick_backend
+from drills import manifest
+from drills.pipeline import build as builder
+from drills.authoring.verify import manifest_problems
+from drills.pipeline.toolchain import backend_unavailable, pick_backend
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,7 +35,7 @@ def test_ctest_suite():
     backend = pick_backend("auto")
     if backend_unavailable(backend):
         pytest.skip(f"needs a GPU or the simulator: {backend_unavailable(backend)}")
-    problem = min(catalog.load().values(), key=lambda p: p.number)
+    problem = min(manifest.load().values(), key=lambda p: p.number)
     subject = builder.subject_for(problem, problem.path("solution"), backend)
     outcome = builder.build(subject, ["all"])
     assert outcome.ok, outcome.log[-4000:]

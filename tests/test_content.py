@@ -1,226 +1,208 @@
-"""Every chapter the manifest lists stays true to the code and keeps its teaching frame.
+"""Every chapter the manifest lists, in Chinese and in English, stays true to the code, keeps its
+teaching frame, and says the same thing in both languages.
 
-Run: python -m pytest -q tests/test_content.py
+Run: python -m pytest -q tests/test_content.py      (numbers against benchmarks/: test_content_numbers.py)
 
-For each distinct `content` path in practice/problems.toml (several problems may share one):
-
-- every `NAME`（`PATH` 第 A–B 行） points at lines inside NAME's definition in PATH (one test per
-  reference, named after chapter and reference, e.g. c3.md:L147:transpose_tiled:167-170, so a
-  moved function shows exactly which sentence to fix), and nothing points at lines in another form;
-- every block marked <!-- excerpt: PATH A-B --> equals those lines of PATH (indentation aside);
-- the chapter's figure markers appear once each, on their own lines, and no others appear;
-- the self-test has five questions and their five answers behind a <details> fold, and both
-  exercises have folded worked answers;
-- the anchor numbers are credited (H200, the date they were measured);
-- a chapter whose measured table quotes ../shared/anchors/h200-other-ops.md (OPS_TABLES) has the
-  project's own columns (a number, 待测 or —) and a row for every variant, and every number it takes
-  from the anchors equals that file (skipped, saying so, where it is absent).
-
-What differs between chapters is in EXPECT and OPS_TABLES below. Measured tables of another form
-are compared with their anchors in tests/test_content_cN.py (C3: the transpose tables).
+For each manifest `content` path (content/cN.md) and its English twin (content/en/cN.md):
+- drills.authoring.regions.check_chapter finds nothing: every quoted region equals the code's
+  region, every named region exists, markers are balanced, no line numbers, figure blocks whole;
+- it quotes the problem's reference by region; its figures are ones the browser app can draw, each
+  with a caption in the chapter's language;
+- the frame: a self-test of five questions with five folded answers, two exercises with folded
+  worked answers that say how they are judged, a common-mistakes table, one profiling command,
+  further reading; no author or CI notes, nothing that points outside the repository;
+- the twins agree: the same numbered sections, the same quoted and named regions, the same figures
+  in the same order, the same tables (shape and the numbers in every row), the same measured numbers.
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 import pytest
 
-from drills import ROOT, catalog
-from drills import content_refs as cr
+from drills import ROOT, manifest
+from drills.authoring import figures, mdtables, regions
+from drills.web import chapter as web_chapter
 
-
-class Expect(NamedTuple):
-    figures: tuple        # names of the <!-- figure: NAME --> markers it must have (and no others)
-    min_refs: int         # at least this many `NAME`（`PATH` 第 A–B 行） references
-    min_excerpts: int     # at least this many <!-- excerpt: PATH A-B --> blocks
-    referenced: tuple     # files that some reference must point into
-    mistakes_rows: int    # the 常见错误 section's table has at least this many rows, header included (0: not checked)
-
-
-# Chapter (its path under content/) -> what it must have.
-EXPECT = {
-    "c1.md": Expect((), 10, 3, ("solutions/c1_vector_add.cu", "mine/c1_vector_add.cu"), 6),
-    "c2.md": Expect(("reduction-tree", "shuffle-butterfly"), 10, 3,
-                    ("solutions/c2_reduction.cu", "mine/c2_reduction.cu"), 6),
-    "c3.md": Expect(("bank-map", "tile-stages", "warp-lens"), 10, 1, ("solutions/c3_transpose.cu",), 0),
-    # C5 quotes code by named region (// region: NAME), not by line: no line references to count.
-    "c5.md": Expect(("online-softmax",), 0, 0, (), 6),
+LANGS = {
+    "zh": dict(self_test="自测", exercises=("练习一", "练习二"), mistakes="常见错误", profile="剖析",
+               reading="延伸阅读", caption="**图", judged="**怎么判**", question_marks=("？", "?")),
+    "en": dict(self_test="Self-test", exercises=("Exercise 1", "Exercise 2"), mistakes="Common mistakes",
+               profile="Profil", reading="Further reading", caption="**Figure", judged="**How it is judged**",
+               question_marks=("?",)),
 }
+# Nothing a learner reads points outside the repository or talks about the project's own tests. (The
+# first two are spelt in pieces so that a search of the repository for them finds no false hit here.)
+FORBIDDEN = ("../" + "shared", "shared/" + "anchors", "test_content", "content_refs")
 
-CREDIT = ("2026-11-29", "H200")
-
-# Chapters whose measured table quotes h200-other-ops.md -> (rows it must have, as substrings of the
-# first cell; its rows that quote the anchors, as a substring of the first cell -> the operation).
-OPS_TABLES = {
-    "c1.md": (("vector_add`", "vector_add_grid_stride", "vector_add_vec4", "vector_add_fast", "copy_vec4",
-               "cudaMemcpy"),
-              {"`out.copy_(x)`": "copy (`out.copy_(x)`)", "PyTorch 向量加法": "vector add"}),
-    "c2.md": (("reduce_interleaved_divergent", "reduce_interleaved_strided", "reduce_sequential",
-               "reduce_first_add", "reduce_warp_shuffle", "reduce_grid_stride", "reduce_atomic", "reduce_sum`",
-               "copy_vec4", "cudaMemcpy"),
-              {"`out.copy_(x)`": "copy (`out.copy_(x)`)", "`torch.sum`": "`torch.sum`"}),
-}
-OPS_ANCHORS = ROOT.parent / "shared" / "anchors" / "h200-other-ops.md"
-OPS_COLS = {"锚点 ms": "time", "锚点 GB/s": "rate"}  # chapter column -> anchors column
-
-CHAPTERS = sorted({p.content for p in catalog.load().values()})
-NAME = {c: c.removeprefix("content/") for c in CHAPTERS}
-MD = {c: (ROOT / c).read_text(encoding="utf-8") for c in CHAPTERS}
-REFS = {c: cr.find_refs(MD[c]) for c in CHAPTERS}
-EXCERPTS = {c: cr.find_excerpts(MD[c]) for c in CHAPTERS}  # (excerpts, errors)
+PROBLEMS = {p.content: p for p in manifest.load().values()}
+ZH = sorted(PROBLEMS)
 
 
-def expect(chapter: str) -> Expect:
-    exp = EXPECT.get(NAME[chapter])
-    assert exp, f"{chapter} is in the manifest but has no row in EXPECT (tests/test_content.py)"
-    return exp
+def twin(content: str) -> str:
+    return str(web_chapter.chapter_path(content, "en").relative_to(ROOT))
 
 
-def chapters(*, where=lambda e: True):
-    return [pytest.param(c, id=NAME[c]) for c in CHAPTERS if NAME[c] not in EXPECT or where(EXPECT[NAME[c]])]
+def text(path: str) -> str:
+    return (ROOT / path).read_text(encoding="utf-8")
 
 
-def section(md: str, heading_word: str) -> str:
+def chapters_in_both_languages():
+    out = []
+    for c in ZH:
+        out.append(pytest.param(c, "zh", id=c))
+        out.append(pytest.param(twin(c), "en", id=twin(c)))
+    return out
+
+
+def section(md: str, word: str) -> str:
     lines = md.splitlines()
-    start = next((i for i, l in enumerate(lines) if re.match(r"^##\s", l) and heading_word in l), None)
-    assert start is not None, f"no '## … {heading_word}' section"
+    start = next((i for i, l in enumerate(lines) if re.match(r"^##\s", l) and word in l), None)
+    assert start is not None, f"no '## … {word}' section"
     end = next((i for i in range(start + 1, len(lines)) if re.match(r"^##\s", lines[i])), len(lines))
     return "\n".join(lines[start + 1:end])
 
 
-def numbered(text: str) -> list[int]:
-    return [int(m.group(1)) for m in re.finditer(r"^(\d+)\.\s+\S", text, re.M)]
+def numbered(body: str) -> list[int]:
+    return [int(m.group(1)) for m in re.finditer(r"^(\d+)\.\s+\S", body, re.M)]
 
 
-def test_expectations_match_the_manifest():
-    assert sorted(EXPECT) == sorted(NAME.values()), \
-        f"EXPECT lists {sorted(EXPECT)}, the manifest's chapters are {sorted(NAME.values())}"
-    assert set(OPS_TABLES) <= set(EXPECT), f"OPS_TABLES names chapters not in EXPECT: {set(OPS_TABLES) - set(EXPECT)}"
+def outside_code(md: str) -> str:
+    return "\n".join(line for _, line in regions._outside_code(md))
 
 
-# ---- references into code ------------------------------------------------------------------------
+# ---- each chapter on its own ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("chapter", chapters())
-def test_chapter_has_code_references(chapter):
-    exp, refs = expect(chapter), REFS[chapter]
-    assert len(refs) >= exp.min_refs, f"{chapter} should point at the reference's code by function and line"
-    for path in exp.referenced:
-        assert any(r.path == path for r in refs), f"{chapter} has no reference into {path}"
+def test_every_chapter_has_an_english_twin():
+    missing = [c for c in ZH if twin(c) == c]
+    assert not missing, f"no English twin (content/en/…) for {missing}"
 
 
-@pytest.mark.parametrize("chapter", chapters())
-def test_no_malformed_references(chapter):
-    bad = cr.malformed_refs(MD[chapter])
-    assert not bad, (f"{chapter}: these point at a file's lines but not in the form "
-                     "`NAME`（`PATH` 第 A–B 行）, so nothing checks them:\n" + "\n".join(bad))
+@pytest.mark.parametrize("path,lang", chapters_in_both_languages())
+def test_chapter_is_sound(path, lang):
+    problems = regions.check_chapter(path)
+    assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("ref", [pytest.param(r, id=f"{NAME[c]}:L{r.md_line}:{r.name}:{r.first}-{r.last}")
-                                 for c in CHAPTERS for r in REFS[c]])
-def test_code_reference(ref):
-    problem = cr.check_ref(ROOT, ref)
-    assert problem is None, problem
+@pytest.mark.parametrize("path,lang", chapters_in_both_languages())
+def test_chapter_quotes_its_reference_by_region(path, lang):
+    zh = path if lang == "zh" else next(c for c in ZH if twin(c) == path)
+    solution = PROBLEMS[zh].solution
+    quotes, _ = regions.find_quotes(text(path))
+    assert any(q.path == solution for q in quotes), f"{path} quotes no region of {solution}"
 
 
-# ---- excerpts ------------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("chapter", chapters())
-def test_excerpt_markers_well_formed(chapter):
-    excerpts, errors = EXCERPTS[chapter]
-    assert not errors, "\n".join(errors)
-    assert len(excerpts) >= expect(chapter).min_excerpts, f"{chapter} should quote the reference's kernels"
-
-
-@pytest.mark.parametrize("ex", [pytest.param(e, id=f"{NAME[c]}:L{e.md_line}:{e.path}:{e.first}-{e.last}")
-                                for c in CHAPTERS for e in EXCERPTS[c][0]])
-def test_excerpt_matches_file(ex):
-    problem = cr.check_excerpt(ROOT, ex)
-    assert problem is None, problem
+@pytest.mark.parametrize("path,lang", chapters_in_both_languages())
+def test_figures_are_drawable_and_captioned(path, lang):
+    found, _ = figures.parse(text(path))
+    unknown = [f.name for f in found if f.name not in web_chapter.known_figures()]
+    assert not unknown, f"{path}: the browser app cannot draw {unknown}"
+    bad = [f.name for f in found if not f.caption.startswith(LANGS[lang]["caption"])]
+    assert not bad, f"{path}: captions of {bad} should start with {LANGS[lang]['caption']!r}"
 
 
-# ---- figure markers ------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("chapter,name", [pytest.param(c, f, id=f"{NAME[c]}:{f}") for c in CHAPTERS
-                                          for f in (EXPECT[NAME[c]].figures if NAME[c] in EXPECT else ())])
-def test_figure_marker_once_on_its_own_line(chapter, name):
-    md, marker = MD[chapter], f"<!-- figure: {name} -->"
-    own_line = [i + 1 for i, line in enumerate(md.splitlines()) if line.strip() == marker]
-    assert md.count(marker) == 1, f"{chapter}: {marker} appears {md.count(marker)} times; expected exactly once"
-    assert len(own_line) == 1, f"{chapter}: {marker} must stand alone on its line"
-
-
-@pytest.mark.parametrize("chapter", chapters())
-def test_no_unknown_figure_markers(chapter):
-    names = re.findall(r"<!--\s*figure:\s*([\w-]+)\s*-->", MD[chapter])
-    want = expect(chapter).figures
-    assert sorted(names) == sorted(want), f"{chapter}: figure markers found: {names}; expected {list(want)}"
-
-
-# ---- self-test, exercises, common mistakes -------------------------------------------------------
-
-@pytest.mark.parametrize("chapter", chapters())
-def test_self_test_has_five_questions_and_folded_answers(chapter):
-    body = section(MD[chapter], "自测")
+@pytest.mark.parametrize("path,lang", chapters_in_both_languages())
+def test_self_test_has_five_questions_and_folded_answers(path, lang):
+    body = section(text(path), LANGS[lang]["self_test"])
     m = re.search(r"<details>\s*<summary>([^<]*)</summary>(.*?)</details>", body, re.S)
     assert m, "the self-test's answers must sit inside <details><summary>…</summary> … </details>"
     questions, answers = body[:m.start()], m.group(2)
     assert numbered(questions) == [1, 2, 3, 4, 5], f"questions numbered {numbered(questions)}"
     assert numbered(answers) == [1, 2, 3, 4, 5], f"answers numbered {numbered(answers)}"
-    assert all(q.strip().endswith(("？", "?")) for q in re.findall(r"^\d+\.\s+(.*(?:\n   .*)*)", questions, re.M)), \
+    ends = LANGS[lang]["question_marks"]
+    assert all(q.strip().endswith(ends) for q in re.findall(r"^\d+\.\s+(.*(?:\n   .*)*)", questions, re.M)), \
         "each of the five questions should end with a question mark"
 
 
-@pytest.mark.parametrize("chapter", chapters())
-def test_exercises_have_folded_worked_answers(chapter):
-    for word in ("练习一", "练习二"):
-        body = section(MD[chapter], word)
+@pytest.mark.parametrize("path,lang", chapters_in_both_languages())
+def test_exercises_say_how_they_are_judged_and_have_folded_answers(path, lang):
+    for word in LANGS[lang]["exercises"]:
+        body = section(text(path), word)
+        assert LANGS[lang]["judged"] in body, f"{word}: say how the exercise is judged ({LANGS[lang]['judged']})"
         assert re.search(r"<details>\s*<summary>.*?</summary>.*?</details>", body, re.S), \
             f"{word}: the worked answer should be behind a <details> fold"
 
 
-@pytest.mark.parametrize("chapter", chapters(where=lambda e: e.mistakes_rows > 0))
-def test_common_mistakes_table(chapter):
-    rows = expect(chapter).mistakes_rows
-    tables = cr.markdown_tables(section(MD[chapter], "常见错误"))
-    assert tables and len(tables[0]) >= rows, \
-        f"the common mistakes section should be a table of at least {rows - 1} rows"
+@pytest.mark.parametrize("path,lang", chapters_in_both_languages())
+def test_common_mistakes_table(path, lang):
+    found = mdtables.tables(section(text(path), LANGS[lang]["mistakes"]))
+    assert found and len(found[0]) >= 6, "the common mistakes section should be a table of five rows or more"
 
 
-# ---- measured numbers ----------------------------------------------------------------------------
-
-@pytest.mark.parametrize("chapter", chapters())
-def test_measured_credit(chapter):
-    assert all(w in MD[chapter] for w in CREDIT), \
-        f"{chapter}: credit the anchor numbers: measured on an {CREDIT[1]}, {CREDIT[0]}"
-
-
-def ops_measured_table(chapter: str) -> list:
-    t = cr.find_table(cr.markdown_tables(MD[chapter]), [cr.OWN, "锚点"])
-    assert t, f"{chapter} needs the measured table: anchors' columns and '{cr.OWN} …' columns"
-    return t
+@pytest.mark.parametrize("path,lang", chapters_in_both_languages())
+def test_one_profiling_command(path, lang):
+    body = section(text(path), LANGS[lang]["profile"])
+    blocks = re.findall(r"```[a-z]*\n(.*?)```", body, re.S)
+    assert any(re.search(r"\b(ncu|cuobjdump|nvdisasm|judge\.py)\b", b) for b in blocks), \
+        f"{path}: the profiling section should show the command (ncu, cuobjdump or judge.py) in a code block"
 
 
-OPS_CHAPTERS = [pytest.param(c, id=NAME[c]) for c in CHAPTERS if NAME[c] in OPS_TABLES]
+@pytest.mark.parametrize("path,lang", chapters_in_both_languages())
+def test_further_reading(path, lang):
+    items = re.findall(r"^- \S", section(text(path), LANGS[lang]["reading"]), re.M)
+    assert len(items) >= 3, f"{path}: further reading should list three or more sources"
 
 
-@pytest.mark.parametrize("chapter", OPS_CHAPTERS)
-def test_measured_table_has_own_columns(chapter):
-    t = ops_measured_table(chapter)
-    own, bad = cr.own_column_problems(t, ("待测", "—"))
-    assert len(own) >= 2, f"{chapter}: the measured table needs two or more '{cr.OWN}' columns"
-    assert not bad, f"{chapter}:\n" + "\n".join(bad)
-    missing = cr.missing_rows(t, OPS_TABLES[NAME[chapter]][0])
-    assert not missing, f"{chapter}: the measured table has no row for {', '.join(missing)}"
+@pytest.mark.parametrize("path,lang", chapters_in_both_languages())
+def test_no_author_notes_or_pointers_outside_the_repository(path, lang):
+    md = text(path)
+    found = [w for w in FORBIDDEN if w in md]
+    assert not found, f"{path} mentions {found}: a learner's clone has no such thing"
 
 
-@pytest.mark.parametrize("chapter", OPS_CHAPTERS)
-def test_measured_table_matches_anchors(chapter):
-    tables = cr.anchors_tables(OPS_ANCHORS)
-    if tables is None:
-        pytest.skip(cr.anchors_absent(OPS_ANCHORS))
-    anchors = cr.find_table(tables, first="operation")
-    assert anchors, f"{OPS_ANCHORS}: no table headed 'operation | …'"
-    errors = cr.anchored_mismatches(ops_measured_table(chapter), anchors, OPS_TABLES[NAME[chapter]][1], OPS_COLS)
-    assert not errors, f"{chapter}:\n" + "\n".join(errors)
+# ---- the two languages in step -------------------------------------------------------------------
+
+def pairs():
+    return [pytest.param(c, twin(c), id=c) for c in ZH if twin(c) != c]
+
+
+def headings(md: str) -> list[str]:
+    return re.findall(r"^(#{2,3})\s+(\d+(?:\.\d+)?)\s", md, re.M)
+
+
+@pytest.mark.parametrize("zh,en", pairs())
+def test_twins_have_the_same_numbered_sections(zh, en):
+    assert headings(text(zh)) == headings(text(en))
+
+
+@pytest.mark.parametrize("zh,en", pairs())
+def test_twins_quote_and_name_the_same_regions(zh, en):
+    def quoted(md):
+        return [(q.path, q.name) for q in regions.find_quotes(md)[0]]
+
+    def named(md):
+        return sorted({(p, n) for _, p, n in regions.find_citations(md)})
+
+    assert quoted(text(zh)) == quoted(text(en)), "the same regions, quoted in the same order"
+    assert named(text(zh)) == named(text(en)), "the same regions named in the prose"
+
+
+@pytest.mark.parametrize("zh,en", pairs())
+def test_twins_have_the_same_figures(zh, en):
+    assert [f.name for f in figures.parse(text(zh))[0]] == [f.name for f in figures.parse(text(en))[0]]
+
+
+@pytest.mark.parametrize("zh,en", pairs())
+def test_twins_have_the_same_tables_and_numbers(zh, en):
+    a, b = mdtables.tables(text(zh)), mdtables.tables(text(en))
+    assert len(a) == len(b), f"{len(a)} tables in {zh}, {len(b)} in {en}"
+    for k, (ta, tb) in enumerate(zip(a, b), 1):
+        assert [len(r) for r in ta] == [len(r) for r in tb], f"table {k}: rows × columns differ"
+        for ra, rb in zip(ta, tb):
+            assert sorted(mdtables.numbers(" ".join(ra))) == sorted(mdtables.numbers(" ".join(rb))), \
+                f"table {k}: row {ra[0]!r} / {rb[0]!r} has different numbers"
+
+
+def measured(md: str) -> set[float]:
+    """Numbers of three or more digits, or with a decimal point, outside code and tables: measured
+    or derived values that both languages must quote alike."""
+    prose = "\n".join(l for l in outside_code(md).splitlines() if not l.lstrip().startswith("|"))
+    return {v for m in mdtables.NUMBER_RE.finditer(prose)
+            for v in [float(m.group(0).replace(",", ""))] if v >= 100 or "." in m.group(0)}
+
+
+@pytest.mark.parametrize("zh,en", pairs())
+def test_twins_quote_the_same_measured_numbers(zh, en):
+    a, b = measured(text(zh)), measured(text(en))
+    assert a == b, f"only in {zh}: {sorted(a - b)}; only in {en}: {sorted(b - a)}"

@@ -7,6 +7,7 @@ is written. Then the fallback without bubblewrap, and re-running only what chang
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -15,12 +16,14 @@ import time
 from pathlib import Path
 
 import pytest
+from fixture_patch import materialise
+from result_schema import assert_valid_result
 
 from drills import ROOT
 from drills.grading import sandbox, template
-from drills.toolchain import backend_unavailable
+from drills.pipeline.toolchain import backend_unavailable
 
-FIXTURES = ROOT / "tests" / "grade_fixtures" / "78"
+FIXTURES = ROOT / "tests" / "grade_fixtures" / "78"  # folders as they are; <name>.patch against base.cu
 HIDDEN = ROOT / "tests" / "grade_fixtures" / "hidden.toml"
 HIDDEN_SHAPES = ("130x67", "67x130", "3x1100", "1100x3")
 VANDAL_TARGETS = ("drills-vandal-was-here.txt", "/tmp/drills-vandal-was-here.txt")  # relative: to the checkout
@@ -34,7 +37,9 @@ EXPECT = {  # submission: (status, first diagnosis id or None)
     "two_files": ("error", "several-contract-files"),
     "vandal": ("pass", None),
 }
-TIMEOUT = 20  # seconds of tests per submission: the hang is stopped well within it
+# Seconds of tests per submission. The hang is stopped by the watchdog (a quarter of it) long before;
+# a wrong answer's Hypothesis shrinking needs more than 20 s on a machine shared by several builds.
+TIMEOUT = 60
 
 pytestmark = pytest.mark.skipif(
     not (shutil.which("nvcc") and shutil.which("cmake")) or backend_unavailable("sim") is not None,
@@ -54,11 +59,12 @@ def repo(tmp_path_factory) -> tuple[Path, Path]:
     copy = tmp_path_factory.mktemp("checkout") / "drills"
     shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(*NOT_COPIED))
     cache = template.default_cache()
-    prepare = ("import sys; sys.path.insert(0, sys.argv[1]); from pathlib import Path; from drills import catalog; "
+    prepare = ("import sys; from pathlib import Path; from drills import manifest; "
                "from drills.grading import template; "
-               "template.prepare(catalog.load()[78], 'sim', Path(sys.argv[2]))[1].release()")
+               "template.prepare(manifest.load()[78], 'sim', Path(sys.argv[2]))[1].release()")
+    # cwd: the copy's drills package is the one `python -c` imports.
     p = subprocess.run([sys.executable, "-c", prepare, str(copy), str(cache)], capture_output=True, text=True,
-                       timeout=1800, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+                       timeout=1800, cwd=copy, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
     assert p.returncode == 0, p.stdout + p.stderr
     return copy, cache
 
@@ -91,6 +97,18 @@ def grade(root: Path, tmp: Path, subs: Path, out: Path, *extra: str) -> tuple[su
     return p, time.monotonic() - started
 
 
+def submissions_folder(dest: Path) -> Path:
+    """The class's submissions as the grader sees them: the folders copied, each <name>.patch
+    applied to base.cu as <name>.cu."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for entry in sorted(FIXTURES.iterdir()):
+        if entry.is_dir():
+            shutil.copytree(entry, dest / entry.name)
+        elif entry.suffix == ".patch":
+            materialise(entry, FIXTURES / "base.cu", dest / f"{entry.stem}.cu")
+    return dest
+
+
 def rows(out: Path) -> dict:
     with (out / "grades.csv").open(newline="") as f:
         return {r["submission"]: r for r in csv.DictReader(f)}
@@ -116,7 +134,8 @@ def test_batch_each_submission_gets_its_own_row(repo, tmp_path):
         target.unlink(missing_ok=True)
     before = snapshot(root), snapshot(cache)
     out = tmp_path / "out"
-    p, seconds = grade(root, tmp_path, FIXTURES, out, "--jobs", "2", *(f"--only={n}" for n in names))
+    subs = submissions_folder(tmp_path / "subs")
+    p, seconds = grade(root, tmp_path, subs, out, "--jobs", "2", *(f"--only={n}" for n in names))
     assert p.returncode == 0, p.stdout + p.stderr
     assert seconds < 400, f"the batch took {seconds:.0f} s"
 
@@ -125,7 +144,7 @@ def test_batch_each_submission_gets_its_own_row(repo, tmp_path):
     for name in names:
         check_row(got[name], *EXPECT[name])
         assert got[name]["sandbox"] == ("bwrap" if isolated else got[name]["sandbox"])
-        assert (out / f"{name}.json").is_file()
+        assert_valid_result(json.loads((out / f"{name}.json").read_text()))
         fb = (out / f"{name}.feedback.md").read_text()
         assert not any(s in fb for s in HIDDEN_SHAPES), fb
     assert "hidden cases" in (out / "wrong.feedback.md").read_text()
@@ -140,16 +159,17 @@ def test_batch_each_submission_gets_its_own_row(repo, tmp_path):
     assert not any(t.exists() for t in targets)
 
     # Run again: everything is up to date.
-    p, _ = grade(root, tmp_path, FIXTURES, out, "--jobs", "2", *(f"--only={n}" for n in names))
+    p, _ = grade(root, tmp_path, subs, out, "--jobs", "2", *(f"--only={n}" for n in names))
     assert p.returncode == 0 and "graded 0 submission(s)" in p.stdout, p.stdout + p.stderr
 
 
 def test_without_bwrap_rlimits_still_stop_output_and_hangs(repo, tmp_path):
     root, _ = repo
+    every = submissions_folder(tmp_path / "every")
     subs = tmp_path / "subs"
     subs.mkdir()
     for name in ("chatty.cu", "hang.cu", "right"):
-        src = FIXTURES / name
+        src = every / name
         (shutil.copytree if src.is_dir() else shutil.copy2)(src, subs / name)
     out = tmp_path / "out"
     p, _ = grade(root, tmp_path, subs, out, "--jobs", "2", "--sandbox", "rlimits", "--memory-mb", "2048")

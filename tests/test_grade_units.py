@@ -4,7 +4,6 @@ feedback, the gradebook and --merge, bad input on the command line, the process-
 from __future__ import annotations
 
 import csv
-import dataclasses
 import json
 import os
 import signal
@@ -15,12 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from drills import ROOT, catalog
-from drills.grade import select
+from pydantic import ValidationError
+
+from drills import ROOT, manifest
+from drills.manifest import Scoring
+from drills.messages import text
+from drills.grading.command import select
 from drills.grading import GradeError, feedback, gradebook, hidden, sandbox, scoring
 from drills.grading.submissions import defines, discover
 
-PROBLEMS = catalog.load()
+PROBLEMS = manifest.load()
 P78 = PROBLEMS[78]
 JUDGE = [sys.executable, str(ROOT / "practice" / "judge.py")]
 
@@ -104,10 +107,10 @@ def test_discover_names_and_chooses_files(tmp_path):
     assert subs["alice"].file == tmp_path / "alice" / "src" / "kernel.cu"
     assert subs["bob"].file == tmp_path / "bob.cu"
     assert subs["carol"].file is None and subs["carol"].why_id == "several-contract-files"
-    assert "a.cu, b.cu" in subs["carol"].why["en"]
+    assert "a.cu, b.cu" in text(subs["carol"].why, "en")
     assert subs["dave"].why_id == "no-cu-file"
     assert subs["erin"].file == tmp_path / "erin" / "one.cu"  # one file: the judge names what it lacks
-    assert subs["frank"].why_id == "no-contract-file" and "transpose_naive" in subs["frank"].why["en"]
+    assert subs["frank"].why_id == "no-contract-file" and "transpose_naive" in text(subs["frank"].why, "en")
 
 
 def test_select_only_and_shard(tmp_path):
@@ -136,7 +139,9 @@ def reference_result():
     tests += [{"name": "pytest.test_public_shapes[31x33-transpose_tiled]", "status": "pass", "source": "pytest"},
               {"name": "pytest.test_public_shapes[31x33-transpose_fast]", "status": "pass", "source": "pytest"},
               {"name": "pytest.test_copy_bound_copies", "status": "pass", "source": "pytest"}]
-    checks = [{"id": "shared-memory-used", "status": "pass"}, {"id": "no-bank-conflicts", "status": "skip"}]
+    checks = [{"id": "shared-memory-used", "status": "pass", "severity": "fail"},
+              {"id": "no-bank-conflicts", "status": "error", "severity": "fail"},
+              {"id": "conflict-free", "status": "pass", "severity": "note"}]  # a note earns nothing
     return {"status": "pass", "tests": tests, "checks": checks, "backend": {"kind": "sim"}}
 
 
@@ -157,12 +162,12 @@ def test_cases_are_the_contracts_tests_and_hidden_ones_are_marked():
 
 
 def test_case_variants_are_glob_patterns_when_the_manifest_names_them():
-    problem = dataclasses.replace(P78, scoring={"case_variants": ["naive", "tiled*", "transpose_tiled"]})
+    problem = P78.model_copy(update={"scoring": Scoring(case_variants=["naive", "tiled*", "transpose_tiled"])})
     names = [c["name"] for c in scoring.universe(reference_result(), problem, [])]
     assert sum("unpadded" in n for n in names) == 2 and sum("naive" in n for n in names) == 2
     assert "pytest.test_public_shapes[31x33-transpose_tiled]" in names and not any("fast" in n for n in names)
-    with pytest.raises(GradeError, match="unknown key 'case'"):
-        scoring.table(dataclasses.replace(P78, scoring={"case": 1}))
+    with pytest.raises(ValidationError, match="case\n.*Extra inputs are not permitted"):
+        Scoring.model_validate({"case": 1})
 
 
 def test_score_on_the_simulator_leaves_perf_out():
@@ -198,6 +203,22 @@ def test_perf_tier_counts_only_the_perf_shapes(pcts, tier):
     assert sc["perf"]["tier"] == tier and sc["perf"]["pct_copy_kernel"] == pcts[0]
     assert sc["perf"]["points"] == round(t["perf"] * t["tier_points"].get(tier, 0), 2)
     assert sc["max_score"] == t["cases"] + t["perf"]
+
+
+
+@pytest.mark.parametrize("defined, tier", [(("softmax_fast", "softmax_online"), "gold"), (("softmax_online",), "bronze"),
+                                           ((), "none")])
+def test_perf_tier_times_the_fallback_when_the_file_lacks_the_best_variant(defined, tier):
+    """82 grades softmax_fast when the file defines it, else softmax_online (perf_fallback), on every shape."""
+    p82 = manifest.load()[82]
+    result = {"backend": {"kind": "gpu"}, "perf": {"variants": [
+        {"name": name, "shape": list(shape), "pct_copy_kernel": pct}
+        for name, pcts in (("softmax_fast", (93, 91)), ("softmax_online", (60, 55)), ("softmax_naive", (40, 35)))
+        if name in defined or name == "softmax_naive"
+        for shape, pct in zip(((4096, 8192), (64, 1048576)), pcts)]}}
+    assert scoring.table(p82)["perf_fallback"] == "softmax_online"
+    got, pct = scoring.perf_tier(result, p82)
+    assert got == tier and pct == {"gold": 91, "bronze": 55, "none": None}[tier]
 
 
 def stored(name, status="fail", **grading):

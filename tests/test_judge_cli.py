@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from result_schema import assert_valid_result
 
 ROOT = Path(__file__).resolve().parent.parent
 JUDGE = [sys.executable, str(ROOT / "practice" / "judge.py")]
@@ -35,6 +36,7 @@ def test_unknown_problem_with_json_prints_an_error_object():
     p = judge("test", "999", "--json")
     assert p.returncode == 2
     obj = json.loads(p.stdout)
+    assert_valid_result(obj)
     assert obj["version"] == 1 and obj["status"] == "error"
 
 
@@ -55,7 +57,7 @@ def test_solution_is_refused_before_a_pass(tmp_path):
 
 
 def test_a_file_without_the_contract_is_an_error_naming_the_function(tmp_path):
-    from drills.toolchain import backend_unavailable, pick_backend
+    from drills.pipeline.toolchain import backend_unavailable, pick_backend
     backend = pick_backend("auto")
     if backend_unavailable(backend):
         pytest.skip(f"needs a GPU or the simulator: {backend_unavailable(backend)}")
@@ -64,13 +66,14 @@ def test_a_file_without_the_contract_is_an_error_naming_the_function(tmp_path):
     p = judge("test", "78", "--file", str(f), "--json", "--no-perf")
     assert p.returncode == 2, p.stdout + p.stderr
     obj = json.loads(p.stdout)
+    assert_valid_result(obj)
     assert obj["status"] == "error"
     assert "transpose_tiled" in obj["message"]["en"]
     assert any(d["id"] == "missing-entry-point" for d in obj["diagnoses"])
 
 
 def test_compile_error_points_into_the_file(tmp_path):
-    from drills.toolchain import backend_unavailable, pick_backend
+    from drills.pipeline.toolchain import backend_unavailable, pick_backend
     backend = pick_backend("auto")
     if backend_unavailable(backend):
         pytest.skip(f"needs a GPU or the simulator: {backend_unavailable(backend)}")
@@ -80,5 +83,6 @@ def test_compile_error_points_into_the_file(tmp_path):
     p = judge("test", "78", "--file", str(f), "--json", "--no-perf")
     assert p.returncode == 2
     obj = json.loads(p.stdout)
+    assert_valid_result(obj)
     diag = next(d for d in obj["diagnoses"] if d["id"] == "compile-error")
     assert diag["line"] > 0 and "undefined_name" in diag["message"]["en"]

@@ -13,8 +13,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from drills import catalog, cli, counters, diagnose, reset, technique, watch
-from drills.probe import Probe, ProbeRun, static_shared_bytes
+from drills import cli, manifest
+from drills.learner import reset, watch
+from drills.pipeline import checks, counters, diagnose
+from drills.pipeline.probe import Probe, ProbeRun, static_shared_bytes
+from drills.pipeline.verdict import decide
+from drills.manifest import Check
+from drills.messages import render_result, text
 from drills.result import Result
 
 FULL = 0xFFFFFFFF
@@ -84,35 +89,46 @@ PR = Probe("transpose_tiled", {"M": 1024, "N": 2048}, ("in:M*N", "out:N*M", "M",
 OK = ProbeRun(True, "", [{"errors": []}])
 
 
+def check_of(id, rule, severity="fail"):
+    return Check.model_validate({"id": id, "severity": severity, "title": {"zh": "t", "en": "t"},
+                                 "probe": {"entry": PR.entry, "dims": PR.dims, "args": list(PR.args)}, "rule": rule})
+
+
 def test_total_rule():
-    check = {"id": "shared-memory-used", "rule": {"total": "smsp__inst_executed_op_shared_st.sum", "at_least": 1}}
-    assert technique.evaluate(check, PR, OK, [view([], {"smsp__inst_executed_op_shared_st.sum": 5})])["status"] == "pass"
-    assert technique.evaluate(check, PR, OK, [view([], {})])["status"] == "fail"
+    check = check_of("shared-memory-used", {"total": "smsp__inst_executed_op_shared_st.sum", "at_least": 1})
+    assert checks.evaluate(check, PR, OK, [view([], {"smsp__inst_executed_op_shared_st.sum": 5})])["status"] == "pass"
+    assert checks.evaluate(check, PR, OK, [view([], {})])["status"] == "fail"
 
 
-def test_per_line_rule_names_the_worst_line_and_skips_when_nothing_to_check():
-    check = {"id": "no-bank-conflicts", "rule": {"per_line": ["shared_ld", "shared_st"], "at_most": "ideal"}}
-    row = technique.evaluate(check, PR, OK, [view([lv(20, "shared_st", 1.0, 1.0), lv(27, "shared_ld", 32.0, 1.0)])])
-    assert row["status"] == "fail" and row["lines"][0]["line"] == 27 and "32" in row["message"]["en"]
-    assert technique.evaluate(check, PR, OK, [view([lv(20, "shared_st", 1.005, 1.0)])])["status"] == "pass"  # 1 %
-    assert technique.evaluate(check, PR, OK, [view([lv(19, "global_st", 32.0, 4.0)])])["status"] == "skip"
-    fixed = {"id": "c", "rule": {"per_line": ["global_st"], "at_most": 4}}
-    assert technique.evaluate(fixed, PR, OK, [view([lv(19, "global_st", 16.0, 16.0)])])["status"] == "fail"
+def test_per_line_rule_names_the_worst_line_and_says_when_there_is_no_such_access():
+    check = check_of("no-bank-conflicts", {"per_line": ["shared_ld", "shared_st"], "at_most": "ideal"})
+    row = checks.evaluate(check, PR, OK, [view([lv(20, "shared_st", 1.0, 1.0), lv(27, "shared_ld", 32.0, 1.0)])])
+    assert row["status"] == "fail" and row["lines"][0]["line"] == 27 and "32" in text(row["message"], "en")
+    assert checks.evaluate(check, PR, OK, [view([lv(20, "shared_st", 1.005, 1.0)])])["status"] == "pass"  # 1 %
+    none = checks.evaluate(check, PR, OK, [view([lv(19, "global_st", 32.0, 4.0)])])
+    assert none["status"] == "pass" and "no shared_ld/shared_st access" in text(none["message"], "en")
+    fixed = check_of("c", {"per_line": ["global_st"], "at_most": 4})
+    assert checks.evaluate(fixed, PR, OK, [view([lv(19, "global_st", 16.0, 16.0)])])["status"] == "fail"
 
 
-def test_a_probe_that_faults_is_not_checked():
-    check = {"id": "x", "rule": {"total": "m", "at_least": 1}}
+def test_twice_the_ideal_passes_a_rule_that_allows_it():
+    two_way = [view([lv(27, "shared_ld", 2.0, 1.0)])]
+    assert checks.evaluate(check_of("a", {"per_line": ["shared_ld"], "ideal_times": 2}), PR, OK, two_way)["status"] == "pass"
+    row = checks.evaluate(check_of("b", {"per_line": ["shared_ld"]}, "note"), PR, OK, two_way)
+    assert row["status"] == "fail" and row["severity"] == "note" and row["lines"][0]["ideal"] == 1.0
+
+
+def test_a_probe_that_faults_is_an_error_that_says_why():
+    check = check_of("x", {"total": "m", "at_least": 1})
     bad = ProbeRun(True, "", [{"errors": [{"kind": "out-of-bounds", "message": "boom"}]}])
-    assert technique.evaluate(check, PR, bad, [view([])])["status"] == "skip"
+    row = checks.evaluate(check, PR, bad, [view([])])
+    assert row["status"] == "error" and "boom" in text(row["message"], "en")
 
 
-def test_the_manifest_checks_of_78_are_valid():
-    problem = catalog.find(catalog.load(), 78)
-    assert {c["id"] for c in problem.checks} == {"shared-memory-used", "coalesced-stores", "no-bank-conflicts"}
-    assert technique.validate(problem) == []
-    broken = SimpleNamespace(number=1, checks=({"id": "z", "probe": {"entry": "f"}, "rule": {"per_line": ["bogus"]}},),
-                             entry_points=("f",), optional_entry_points=())
-    assert len(technique.validate(broken)) == 2
+def test_the_manifest_checks_of_78_have_severities():
+    problem = manifest.find(manifest.load(), 78)
+    assert {c.id: c.severity for c in problem.checks} == {
+        "shared-memory-used": "fail", "coalesced-stores": "fail", "no-bank-conflicts": "fail", "conflict-free": "note"}
 
 
 def test_static_shared_bytes_reads_the_ptx(tmp_path):
@@ -136,10 +152,12 @@ def counters_with_column_read(stride, shared_bytes):
 def test_padding_in_the_wrong_dimension_from_the_sample_and_the_tile_size(shared_bytes, wrong_dimension):
     r = Result(problem=78, file="mine.cu")
     r.counters = counters_with_column_read(128, shared_bytes)
-    r.checks = [{"id": "no-bank-conflicts", "status": "fail", "diagnosis": "bank-conflicts", "entry": "transpose_tiled",
+    r.checks = [{"id": "no-bank-conflicts", "status": "fail", "severity": "fail", "diagnosis": "bank-conflicts",
+                 "entry": "transpose_tiled", "message": {"zh": "z", "en": "e"},
                  "lines": [{"file": "mine.cu", "line": 27, "op": "shared_ld", "per_request": 32.0, "ideal": 1.0,
                             "kernel": "k"}]}]
-    diagnose.from_checks(r)
+    diagnose.from_checks(manifest.load()[78], r)
+    render_result(r, manifest.load()[78])
     d = r.diagnoses[0]
     assert d["id"] == "bank-conflicts" and d["line"] == 27 and "32-way" in d["message"]["en"]
     assert ("wrong dimension" in d["message"]["en"]) is wrong_dimension
@@ -147,7 +165,7 @@ def test_padding_in_the_wrong_dimension_from_the_sample_and_the_tile_size(shared
 
 def gtest_row(shape, status, **evidence):
     row = {"name": f"C3/Transpose.x/tiled_{shape[0]}x{shape[1]}", "status": status, "variant": "tiled",
-           "shape": list(shape), "message": ""}
+           "shape": list(shape), "message": "", "source": "gtest"}
     if evidence:
         row["evidence"] = {k: str(v) for k, v in evidence.items()}
     return row
@@ -156,7 +174,7 @@ def gtest_row(shape, status, **evidence):
 def judged(rows):
     r = Result(problem=78, file="mine.cu")
     r.tests = rows
-    diagnose.from_runs(catalog.find(catalog.load(), 78), r, [])
+    diagnose.from_runs(manifest.find(manifest.load(), 78), r, [])
     return [d["id"] for d in r.diagnoses]
 
 
@@ -191,8 +209,9 @@ def test_sim_errors_become_named_diagnoses_in_order():
     race = {"kind": "shared-race", "file": "/w/mine/c3_transpose.cu", "line": 27, "block": [0, 0, 0],
             "thread": [0, 1, 0], "detail": "thread (1,0,0) wrote it at line 20"}
     run = SimpleNamespace(sim_events=[{"event": "launch", "errors": [oob]}, {"event": "launch", "errors": [race]}],
-                          timed_out=False)
-    diagnose.from_runs(catalog.find(catalog.load(), 78), r, [run])
+                          timed_out=False, crashed="")
+    diagnose.from_runs(manifest.find(manifest.load(), 78), r, [run])
+    render_result(r, manifest.load()[78])
     assert [d["id"] for d in r.diagnoses] == ["missing-barrier", "out-of-bounds"]
     d = r.diagnoses[1]
     assert d["file"] == "mine/c3_transpose.cu" and d["line"] == 27
@@ -201,18 +220,44 @@ def test_sim_errors_become_named_diagnoses_in_order():
 
 
 def test_timeouts_and_host_faults_are_errors_not_wrong_answers():
-    from drills.judge import decide
     r = Result(problem=78, file="mine.cu")
     r.tests = [gtest_row((31, 33), "fail")]
-    r.diagnose("timeout", "zh", "en")
-    decide(None, r, [SimpleNamespace(timed_out=False, crashed="", exit_code=1, tests=r.tests)])
+    r.diagnose("timeout")
+    decide(manifest.load()[78], r, [SimpleNamespace(timed_out=False, crashed="", exit_code=1, tests=r.tests)])
     assert r.status == "error"
+
+
+def verdict_of(check_rows, tests=None):
+    """The verdict of problem 78 with every test passing and these check rows {id: (status, severity)}."""
+    r = Result(problem=78, file="mine.cu")
+    r.tests = tests or [gtest_row((31, 33), "pass")]
+    r.checks = [{"id": i, "status": st, "severity": sev, "message": {"zh": "z", "en": "e"}}
+                for i, (st, sev) in check_rows.items()]
+    decide(manifest.load()[78], r, [SimpleNamespace(timed_out=False, crashed="", exit_code=0, tests=r.tests)])
+    return r.status
+
+
+ALL_PASS = {"shared-memory-used": ("pass", "fail"), "coalesced-stores": ("pass", "fail"),
+            "no-bank-conflicts": ("pass", "fail"), "conflict-free": ("pass", "note")}
+
+
+def test_the_verdict_policy():
+    assert verdict_of(ALL_PASS) == "pass"
+    assert verdict_of({**ALL_PASS, "conflict-free": ("fail", "note")}) == "pass"       # a note teaches
+    assert verdict_of({**ALL_PASS, "conflict-free": ("error", "note")}) == "pass"
+    assert verdict_of({**ALL_PASS, "no-bank-conflicts": ("fail", "fail")}) == "fail"
+    assert verdict_of({**ALL_PASS, "no-bank-conflicts": ("error", "fail")}) == "error"  # never a silent pass
+    missing = dict(ALL_PASS)
+    del missing["coalesced-stores"]
+    assert verdict_of(missing) == "error"
+    skipped = [gtest_row((31, 33), "pass"), dict(gtest_row((32, 32), "skip"), message="not run")]
+    assert verdict_of(ALL_PASS, skipped) == "error"                                     # a contract case unrun
 
 
 def rows_of(problem, rows):
     r = Result(problem=problem, file="mine.cu")
     r.tests = rows
-    diagnose.from_runs(catalog.find(catalog.load(), problem), r, [])
+    diagnose.from_runs(manifest.find(manifest.load(), problem), r, [])
     return [d["id"] for d in r.diagnoses]
 
 
@@ -258,13 +303,15 @@ def test_a_header_line_is_traced_to_the_learners_line_through_the_ptx(tmp_path):
            "thread": [0, 0, 0], "message": "member mask 0xffffffff names lanes that are not executing this instruction "
            "(0xffffff00); active 0x000000ff at sm_30_intrinsics.hpp:449, block (0,0,0) thread (0,0,0) "
            "(`shfl.sync.bfly.b32 %r40 | %p14, %r36, %r38, %r37, %r39`)"}
-    run = SimpleNamespace(sim_events=[{"event": "launch", "mangled": "_Z1kv", "errors": [err]}], timed_out=False)
-    diagnose.from_runs(catalog.find(catalog.load(), 77), r, [run], [lib])
+    run = SimpleNamespace(sim_events=[{"event": "launch", "mangled": "_Z1kv", "errors": [err]}], timed_out=False, crashed="")
+    diagnose.from_runs(manifest.find(manifest.load(), 77), r, [run], [lib])
+    render_result(r, manifest.load()[77])
     d = r.diagnoses[0]
     assert d["id"] == "wrong-shuffle-mask" and d["line"] == 23 and "called from line 35" in d["message"]["en"]
     # Without the binary the line stays unknown, and the message says so.
     r = Result(problem=77, file="mine.cu")
-    diagnose.from_runs(catalog.find(catalog.load(), 77), r, [run])
+    diagnose.from_runs(manifest.find(manifest.load(), 77), r, [run])
+    render_result(r, manifest.load()[77])
     assert r.diagnoses[0]["line"] == 0 and "not found" in r.diagnoses[0]["message"]["en"]
 
 
@@ -282,7 +329,7 @@ def sandbox(tmp_path, monkeypatch):
     mine = tmp_path / "mine" / "c3_transpose.cu"
     mine.parent.mkdir()
     problem = SimpleNamespace(mine="mine/c3_transpose.cu", path=lambda key: mine)
-    monkeypatch.setattr(reset.catalog, "find", lambda problems, key: problem)
+    monkeypatch.setattr(reset.manifest, "find", lambda problems, key: problem)
     monkeypatch.setattr(reset, "BACKUPS", tmp_path / "backups")
     return mine
 
@@ -323,7 +370,7 @@ def test_watch_waits_for_the_file_to_settle(tmp_path):
 
     t = threading.Thread(target=editor)
     t.start()
-    settled = watch.wait_for_change(f, last, debounce=0.3, poll=0.02)
+    settled = watch.wait_for_change(f, last, debounce=0.3)
     t.join()
     assert settled == watch.stamp(f) and f.read_text() == "bbbb"
     assert time.monotonic() - writes[-1] >= 0.29

@@ -1,4 +1,4 @@
-"""`judge.py grade`: batch judging of a class's submissions (see drills/grade.py for the command).
+"""`judge.py grade`: batch judging of a class's submissions (see drills/grading/command.py for the command).
 
 hidden      the instructor's HIDDEN.toml: extra shapes and a seed per problem, validated
 submissions which folders and files are submissions, and which .cu in a folder is judged

@@ -15,8 +15,11 @@ import time
 import uuid
 from pathlib import Path
 
+import psutil
+
 from .. import ROOT
-from ..report import default_lang
+from ..pipeline.render import default_lang
+from ..messages import say
 from ..result import error
 from . import GradeError, feedback, gradebook, sandbox, scoring
 from .submissions import Submission
@@ -79,17 +82,14 @@ class Grader:
         try:
             size = sub.size()
             if sub.file is None:
-                d = error(self.problem.number, sub.why["zh"], sub.why["en"], sub.source.name,
-                          diagnosis=sub.why_id).to_dict()
+                d = error(self.problem.number, sub.why, sub.source.name, diagnosis=sub.why_id).to_dict()
             elif size > MAX_SUBMISSION:
-                d = error(self.problem.number, f"提交超过 {MAX_SUBMISSION >> 20} MiB，未评分。",
-                          f"The submission is larger than {MAX_SUBMISSION >> 20} MiB; not graded.",
-                          sub.source.name, diagnosis="submission-too-large").to_dict()
+                d = error(self.problem.number, say("grading.too-large", mib=MAX_SUBMISSION >> 20), sub.source.name,
+                          diagnosis="submission-too-large").to_dict()
             else:
                 d = self.run(sub)
         except Exception as e:  # never stop the batch
-            d = error(self.problem.number, f"评分程序出错：{e!r}", f"The grader failed on this submission: {e!r}",
-                      diagnosis="grader-error").to_dict()
+            d = error(self.problem.number, say("grading.grader-error", error=repr(e)), diagnosis="grader-error").to_dict()
         if self.stopping:
             return
         seconds = round(time.monotonic() - started, 2)
@@ -143,12 +143,10 @@ class Grader:
                                      readable, self.backend == "gpu", uuid.uuid4().hex)
             result = work / "result.json"
             if done.code is None:
-                return error(self.problem.number, f"超过时间限制（{wall:g} 秒），被停止。",
-                             f"Stopped at the time limit ({wall:g} s).", sub.file.name,
+                return error(self.problem.number, say("grading.time-limit", seconds=wall), sub.file.name,
                              diagnosis="time-limit").to_dict()
             if not result.is_file() or result.stat().st_size > RESULT_CAP:
-                return error(self.problem.number, f"判题进程没有给出结果（退出码 {done.code}）。",
-                             f"The judging process gave no result (exit code {done.code}).", sub.file.name,
+                return error(self.problem.number, say("grading.no-result", code=done.code), sub.file.name,
                              log=done.output[-4000:], diagnosis="grader-error").to_dict()
             return json.loads(result.read_text())
         finally:
@@ -173,10 +171,7 @@ def _nproc_limit(jobs: int) -> int | None:
         return None
     uid = os.getuid()
     mine = 0
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid:
-                mine += 1
-        except OSError:
-            continue
+    for proc in psutil.process_iter(["uids"]):
+        uids = proc.info.get("uids")
+        mine += bool(uids and uids.real == uid)
     return mine + 256 * (jobs + 1)

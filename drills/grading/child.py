@@ -18,9 +18,10 @@ import time
 from pathlib import Path
 
 from .. import ROOT
-from ..build import BuildOutcome, compile_errors, missing_symbols
-from ..catalog import find, load
-from ..result import error, msg
+from ..pipeline.build import BuildOutcome, compile_errors, missing_symbols
+from ..manifest import find, load
+from ..messages import say
+from ..result import error
 from . import template
 
 CAPPED = Path(__file__).with_name("capped.py")
@@ -59,7 +60,7 @@ class RecipeBuild:
             errors = compile_errors(log, subject.file)
             missing = missing_symbols(log, self.problem.entry_points)
             stage = "link" if missing and not errors else "compile"
-            return BuildOutcome(False, stage, log, self.seconds, errors, missing)
+            return BuildOutcome(False, stage, log, self.seconds, errors, missing, timed_out=self.timed_out)
         work = Path(self.spec["work"])
         subject.test_binary.write_text(
             f'#!/bin/sh\nexec "{sys.executable}" -S "{CAPPED}" "{work / "test-output.log"}" '
@@ -71,9 +72,8 @@ class RecipeBuild:
 def _perf(spec: dict, problem, capi: Path, work: Path) -> dict:
     """GPU timing of a passing submission against the template's copy kernel, in one process."""
     p = problem.perf
-    cmd = [sys.executable, "-m", "drills.perf", "--subject", str(capi), "--reference", spec["reference_capi"],
-           "--bound", p.get("bound", ""), "--shapes", ",".join(p.get("shapes", [])),
-           "--variants", ",".join(p.get("variants", [])), "--torch", ""]
+    cmd = [sys.executable, "-m", "drills.pipeline.perf", "--subject", str(capi), "--reference", spec["reference_capi"],
+           "--bound", p.bound, "--shapes", ",".join(p.shapes), "--variants", ",".join(p.variants), "--torch", ""]
     out = work / "perf.json"
     try:
         with open(out, "wb") as f:
@@ -101,7 +101,7 @@ def _scrub(value, replace: list[tuple[str, str]]):
 
 
 def run(spec: dict) -> dict:
-    from ..judge import judge
+    from ..pipeline.judge import judge
     problem = find(load(), spec["problem"])
     work = Path(spec["work"])
     build = RecipeBuild(spec, problem)
@@ -110,19 +110,7 @@ def run(spec: dict) -> dict:
                        extra_shapes=[tuple(s) for s in spec["extra_shapes"]], seed=spec.get("seed"),
                        timeout=spec["timeout"], perf=False, build_root=work / "build", build_fn=build)
     except Exception as e:  # the judge's own failure must still give this submission a row
-        result = error(problem.number, f"判题程序出错：{e!r}", f"The judge itself failed: {e!r}",
-                       diagnosis="grader-error")
-    if build.timed_out:
-        limit = spec["build_timeout"]
-        result.diagnoses = [d for d in result.diagnoses if d["id"] != "compile-error"]
-        result.diagnose("build-time-limit", f"编译超过 {limit} 秒，被停止。", f"Compiling took longer than {limit} s and was stopped.")
-        result.message = result.diagnoses[-1]["message"]
-    if (work / OUTPUT_MARKER).exists():
-        mb = spec["limits"].get("file_mb")
-        result.diagnoses.insert(0, {"id": "output-limit", "file": "", "line": 0, "message": msg(
-            f"测试程序输出超过 {mb} MiB，被停止：不要在循环里打印。", f"The test program printed more than {mb} MiB and was "
-            "stopped: do not print in a loop.")})
-        result.status, result.message = "error", result.diagnoses[0]["message"]
+        result = error(problem.number, say("grading.judge-error", error=repr(e)), diagnosis="grader-error")
     if (spec.get("perf") and spec["backend"] == "gpu" and result.status == "pass" and problem.perf):
         capi = work / "build" / f"lib{problem.slug}_capi-subject.so"
         result.perf = _perf(spec, problem, capi, work)

@@ -6,26 +6,9 @@ from __future__ import annotations
 
 import re
 
-from ..report import text
+from .. import messages
+from ..pipeline.render import text
 
-W = {
-    "en": {"result": "Result", "score": "score", "on": "judged on", "part": "part", "outcome": "result",
-           "public": "correctness: public cases", "hidden": "correctness: hidden cases",
-           "checks": "technique checks", "perf": "performance (GPU)", "failed": "failed",
-           "why": "What went wrong", "first_failed": "Failed public cases (first {n})",
-           "hidden_note": "Hidden cases are not listed: {f} of {n} failed.",
-           "no_perf": "not timed (no GPU)", "tier": "{tier}: {pct}% of the copy kernel on the slowest timed shape",
-           "untimed": "not timed (timing needs a pass)", "later": " (points once every case passes)", "hidden_shape": "(hidden shape)",
-           "pass": "PASS", "fail": "FAIL", "error": "ERROR", "sim": "the drills simulator (no GPU timing)",
-           "none": "below bronze"},
-    "zh": {"result": "结果", "score": "得分", "on": "判题后端", "part": "部分", "outcome": "结果",
-           "public": "正确性：公开用例", "hidden": "正确性：隐藏用例", "checks": "技术检查", "perf": "性能（GPU）",
-           "failed": "未通过", "why": "问题所在", "first_failed": "未通过的公开用例（前 {n} 个）",
-           "hidden_note": "隐藏用例不列出：{n} 个中有 {f} 个未通过。", "no_perf": "未计时（没有 GPU）",
-           "tier": "{tier}：最慢的计时形状上达到拷贝 kernel 的 {pct}%", "untimed": "未计时（通过后才计时）", "later": "（所有用例通过后才计分）",
-           "hidden_shape": "（隐藏形状）", "pass": "通过", "fail": "未通过", "error": "出错",
-           "sim": "drills 模拟器（不计时）", "none": "未达铜牌"},
-}
 SHOW_FAILED = 5
 
 
@@ -42,7 +25,7 @@ def scrubber(hidden_shapes):
 
 
 def render(d: dict, lang: str, hidden_shapes, title: str) -> str:
-    w = W[lang]
+    w = messages.table("feedback", lang)
     g = d["grading"]
     sc = g["scoring"]
     scrub = scrubber(hidden_shapes)

@@ -1,6 +1,6 @@
 """HIDDEN.toml: the instructor's extra cases, one table per problem, kept outside the repository.
 
-    [78]
+    [<number>]                                    # the problem's number
     shapes = [[130, 67], [1, 4099], [2049, 33]]   # rows x cols of x, judged besides the public ones
     seed = 7                                      # seeds every generated input (DRILLS_SEED)
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import ROOT
-from ..catalog import Problem
+from ..manifest import Problem
 from . import GradeError
 
 KEYS = ("shapes", "seed")

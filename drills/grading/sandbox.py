@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 from . import GradeError
 
 
@@ -104,36 +106,23 @@ class Finished:
 
 
 def _descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            out.append(c)
-            todo.append(c)
-    return out
+    try:
+        return [c.pid for c in psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
+        return []
 
 
 def _tagged(token: str) -> list[int]:
-    """Processes whose environment carries this submission's token: the ones that left the tree."""
+    """Processes whose environment carries this submission's token: the ones that left the tree
+    (a daemon that called setsid and was re-parented to init)."""
     found = []
-    needle = f"DRILLS_GRADE_TOKEN={token}".encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
+    for proc in psutil.process_iter():
+        if proc.pid == os.getpid():
             continue
         try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if needle in f.read().split(b"\0"):
-                    found.append(int(entry))
-        except OSError:
+            if proc.environ().get("DRILLS_GRADE_TOKEN") == token:
+                found.append(proc.pid)
+        except psutil.Error:
             continue
     return found
 
@@ -145,8 +134,8 @@ def kill_tree(pid: int, token: str) -> None:
             return
         for v in victims:
             try:
-                os.kill(v, signal.SIGKILL)
-            except OSError:
+                psutil.Process(v).kill()
+            except psutil.Error:
                 pass
         time.sleep(0.05)
 

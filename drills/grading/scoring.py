@@ -5,6 +5,7 @@
                        earned only when every case passes (a wrong answer has no technique)
     perf = 15          GPU only: the tier perf_variant reaches on every timed shape
     perf_variant = "transpose_tiled"
+    perf_fallback = ""           timed instead when the file does not define perf_variant
     perf_shapes = ["8192x8192"]  the timed shapes that count (default: all)
     tiers = { bronze = 50, silver = 80, gold = 90 }            # at least this % of the copy kernel
     tier_points = { bronze = 0.5, silver = 0.8, gold = 1.0 }   # the share of `perf` a tier earns
@@ -20,53 +21,16 @@ of `max_score`, which every row carries.
 
 from __future__ import annotations
 
-import re
-from fnmatch import fnmatchcase
-
-from ..catalog import Problem
-from . import GradeError
-
-DEFAULT = {"cases": 100, "checks": 0, "perf": 0}
-TIERS = {"bronze": 50, "silver": 80, "gold": 90}
-TIER_POINTS = {"bronze": 0.5, "silver": 0.8, "gold": 1.0}
-
-
-KEYS = ("cases", "checks", "perf", "perf_variant", "perf_shapes", "tiers", "tier_points", "case_variants")
-
+from ..manifest import TIER_POINTS, Problem
+from ..pipeline.verdict import is_contract_case
 
 def table(problem: Problem) -> dict:
-    """The problem's scoring table over the defaults; a misspelt key is an error, not a zero."""
-    unknown = sorted(set(problem.scoring or {}) - set(KEYS))
-    if unknown:
-        raise GradeError(f"practice/problems.toml #{problem.number} [problem.scoring]: unknown key "
-                         f"{unknown[0]!r} (known: {', '.join(KEYS)})")
-    t = dict(DEFAULT)
-    t.update(problem.scoring or {})
-    for part in ("cases", "checks", "perf"):
-        if not isinstance(t[part], (int, float)) or t[part] < 0:
-            raise GradeError(f"practice/problems.toml #{problem.number} [problem.scoring]: {part} must be "
-                             f"a number of points, not {t[part]!r}")
-    return t
-
-
-def _params(name: str) -> list[str]:
-    m = re.search(r"\[(.*)\]$", name)
-    return m.group(1).split("-") if m else []
+    """The problem's scoring table (validated with the manifest), as a plain dict."""
+    return problem.scoring.model_dump()
 
 
 def is_case(test: dict, problem: Problem) -> bool:
-    wanted = table(problem).get("case_variants")  # glob patterns, when the names need saying
-    if test.get("source") == "gtest":
-        v = test.get("variant")
-        if not v:
-            return False
-        if wanted:
-            return any(fnmatchcase(v, w) for w in wanted)
-        return any(e == v or e.endswith("_" + v) for e in problem.entry_points)
-    params = _params(test.get("name", ""))
-    if wanted:
-        return any(fnmatchcase(p, w) for p in params for w in wanted)
-    return any(p in problem.entry_points for p in params)
+    return is_contract_case(test, problem)
 
 
 def universe(reference: dict, problem: Problem, hidden_shapes) -> list[dict]:
@@ -80,7 +44,8 @@ def universe(reference: dict, problem: Problem, hidden_shapes) -> list[dict]:
 
 
 def reference_checks(reference: dict) -> list[str]:
-    return [c["id"] for c in reference.get("checks", []) if c.get("status") == "pass"]
+    """The checks that count: severity `fail` (the verdict's), passed by the reference here."""
+    return [c["id"] for c in reference.get("checks", []) if c.get("status") == "pass" and c.get("severity") == "fail"]
 
 
 def perf_tier(result: dict, problem: Problem) -> tuple[str | None, float | None]:
@@ -89,14 +54,20 @@ def perf_tier(result: dict, problem: Problem) -> tuple[str | None, float | None]
     if (result.get("backend") or {}).get("kind") != "gpu":
         return None, None
     t = table(problem)
-    variant = t.get("perf_variant") or (problem.entry_points[-1] if problem.entry_points else "")
     shapes = t.get("perf_shapes")  # e.g. ["8192x8192"]; absent: every timed shape
-    rows = [v for v in ((result.get("perf") or {}).get("variants") or []) if v.get("name") == variant
-            and (not shapes or "x".join(str(d) for d in v.get("shape", [])) in shapes)]
+    timed = (result.get("perf") or {}).get("variants") or []
+
+    def rows_of(variant: str) -> list:
+        return [v for v in timed if v.get("name") == variant
+                and (not shapes or "x".join(str(d) for d in v.get("shape", [])) in shapes)]
+
+    variant = t.get("perf_variant") or (problem.entry_points[-1] if problem.entry_points else "")
+    # A variant the file does not define is not timed: perf_fallback (if any) stands in for it.
+    rows = rows_of(variant) or (rows_of(t["perf_fallback"]) if t.get("perf_fallback") else [])
     if not rows:
         return "none", None
     pct = min(float(v.get("pct_copy_kernel") or 0) for v in rows)
-    tiers = t.get("tiers") or TIERS
+    tiers = t["tiers"]
     reached = [name for name, need in sorted(tiers.items(), key=lambda kv: kv[1]) if pct >= need]
     return (reached[-1] if reached else "none"), round(pct, 1)
 
@@ -116,6 +87,7 @@ def score(result: dict, problem: Problem, cases: list[dict], checks: list[str], 
         max_points += t["cases"]
 
     got = {c["id"]: c.get("status") for c in result.get("checks", [])}
+    checks = [c for c in checks if got.get(c) != "skip"]  # a check of an optional entry point the file lacks
     ok = [c for c in checks if got.get(c) == "pass"]
     out["checks"] = {"passed": len(ok), "total": len(checks), "failed": [c for c in checks if got.get(c) != "pass"]}
     if checks and t["checks"]:
@@ -126,10 +98,11 @@ def score(result: dict, problem: Problem, cases: list[dict], checks: list[str], 
     tier, pct = perf_tier(result, problem) if backend == "gpu" else (None, None)
     out["perf"] = {"tier": tier, "pct_copy_kernel": pct, "points": 0.0}
     if backend == "gpu" and t["perf"]:
-        share = (t.get("tier_points") or TIER_POINTS).get(tier or "none", 0.0)
+        share = (t["tier_points"] or TIER_POINTS).get(tier or "none", 0.0)
         out["perf"]["points"] = round(t["perf"] * share, 2)
         points += t["perf"] * share
         max_points += t["perf"]
+    out["verdict"] = result.get("status")  # the judge's decision; scoring never changes it
     out["score"] = round(points, 2)
     out["max_score"] = round(max_points, 2)
     return out

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..catalog import Problem
-from ..result import msg
+from ..manifest import Problem
+from ..messages import say
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
@@ -25,7 +25,7 @@ class Submission:
     name: str                     # the gradebook key; also the stem of its files in OUT_DIR
     source: Path                  # the folder or the .cu file, as found in SUBMISSIONS_DIR
     file: Path | None = None      # the .cu to judge; None when none can be chosen
-    why: dict = field(default_factory=dict)   # when file is None: a message {zh, en}
+    why: dict = field(default_factory=dict)   # when file is None: why, a catalogue reference (say)
     why_id: str = ""              # ... and its diagnosis id
 
     def size(self) -> int:
@@ -88,17 +88,15 @@ def choose(sub: Submission, problem: Problem) -> None:
         sub.file = good[0]
     elif len(good) > 1:
         sub.why_id = "several-contract-files"
-        sub.why = msg(f"有多个 .cu 文件定义了 {names}：{rel(good)}。只保留一个。",
-                      f"Several .cu files define {names}: {rel(good)}. Keep exactly one.")
+        sub.why = say("grading.several-contract-files", names=names, files=rel(good))
     elif len(all_cu) == 1:
         sub.file = all_cu[0]  # the judge names what it lacks more precisely than a text search
     elif not all_cu:
         sub.why_id = "no-cu-file"
-        sub.why = msg("提交的文件夹里没有 .cu 文件。", "The submission folder contains no .cu file.")
+        sub.why = say("grading.no-cu-file")
     else:
         sub.why_id = "no-contract-file"
-        sub.why = msg(f"没有一个 .cu 文件定义了 {names}（找到：{rel(all_cu)}）。",
-                      f"No .cu file defines {names} (found: {rel(all_cu)}).")
+        sub.why = say("grading.no-contract-file", names=names, files=rel(all_cu))
 
 
 def discover(folder: Path, problem: Problem) -> list[Submission]:

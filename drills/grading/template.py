@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import ROOT
-from ..build import jobs
-from ..catalog import Problem, cmake_text
-from ..toolchain import require
+from ..pipeline.build import jobs
+from ..manifest import Problem, cmake_text
+from ..pipeline.toolchain import require
 from . import GradeError
 
 CONFIGURE_TIMEOUT = 600
@@ -59,7 +59,7 @@ class Template:
 
 
 def _inputs(problem: Problem) -> list[Path]:
-    files = [ROOT / "CMakeLists.txt", ROOT / "drills" / "catalog.py", problem.path("solution"),
+    files = [ROOT / "CMakeLists.txt", ROOT / "drills" / "manifest.py", problem.path("solution"),
              problem.path("gtest"), problem.path("capi")]
     for folder in ("cmake", "sim", "tests/support"):
         files += [p for p in (ROOT / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts]

@@ -8,15 +8,20 @@ not), that factor's range, and the first wrong and first unwritten column.
 
 `find(tests)` is the whole logic, over the judge's test rows (`variant` "online_latemax", `shape`,
 `status`, `evidence`); `diagnose_outputs` hands its findings to the result. Nothing here reads the
-learner's source.
+learner's source; the wording is drills/problems/c5_softmax.toml.
 """
 
 from __future__ import annotations
 
 import re
 
+from ..manifest import Problem
+from ..messages import is_reference
+from ..result import Result
+
+# Most specific first. three-reads is raised by the two-reads check (diagnose_check below).
 DIAGNOSES = ("output-not-written", "cols-tail-not-handled", "empty-part-nan", "no-max-subtraction", "rows-mixed",
-             "online-rescale-missing")
+             "online-rescale-missing", "three-reads")
 STORE_LINE_DIAGNOSES = ()
 
 # GoogleTest variant -> the entry point it tests (the contract's two first: their diagnosis leads).
@@ -116,7 +121,19 @@ def find(tests: list) -> list:
     return []
 
 
-def diagnose_outputs(problem, result) -> None:
+def diagnose_outputs(problem: Problem, result: Result) -> None:
     for id, facts in find(result.tests):
         result.diagnose(id, **facts)
         result.diagnoses[-1]["entry"] = facts["fn"]
+
+
+def diagnose_check(problem: Problem, result: Result, check: dict) -> None:
+    """A failed check whose diagnosis the core has no rule for (two-reads -> three-reads), worded with
+    the check's facts. Uncoalesced loads fetch each sector several times, which also breaks the
+    two-reads bound: when the coalescing check fails too, that is the cause, and it alone is named."""
+    if check["diagnosis"] == "three-reads" and any(
+            c["id"] != check["id"] and c["status"] == "fail" and c.get("diagnosis") == "uncoalesced-access"
+            for c in result.checks):
+        return
+    facts = check["message"]["facts"] if is_reference(check.get("message")) else {}
+    result.diagnose(check["diagnosis"], **{**facts, "entry": check["entry"]})

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from .. import ROOT
+from ..messages import say
 from ..result import error
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -70,7 +71,7 @@ class JudgeRunner:
         try:
             cmd = judge_command() + ["test", str(number), "--json", "--file", str(file)]
         except ValueError as e:
-            return _error(number, shown, f"DRILLS_JUDGE_CMD 无效：{e}", f"DRILLS_JUDGE_CMD is invalid: {e}")
+            return _error(number, shown, say("web-judge.bad-judge-cmd", error=str(e)))
         limit = timeout_s()
         started = time.monotonic()
         try:
@@ -79,7 +80,7 @@ class JudgeRunner:
             proc = subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, start_new_session=True)
         except OSError as e:
-            return _error(number, shown, f"无法启动评测程序：{e}", f"Cannot start the judge: {e}")
+            return _error(number, shown, say("web-judge.cannot-start", error=str(e)))
         with self._guard:
             self._procs.add(proc)
         try:
@@ -87,9 +88,7 @@ class JudgeRunner:
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             out, err = proc.communicate()
-            r = _error(number, shown, f"评测超过时限（{limit:g} 秒），已终止。",
-                       f"The judge ran past its time limit ({limit:g} s) and was stopped.",
-                       _tail(out, err), "timeout")
+            r = _error(number, shown, say("web-judge.time-limit", seconds=limit), _tail(out, err), "timeout")
             r["seconds"] = round(time.monotonic() - started, 2)
             return r
         finally:
@@ -97,9 +96,7 @@ class JudgeRunner:
                 self._procs.discard(proc)
         result = _parse(out)
         if result is None:
-            return _error(number, shown, f"评测程序没有给出结果（退出码 {proc.returncode}），见日志。",
-                          f"The judge gave no result (exit code {proc.returncode}); see the log.",
-                          _tail(out, err))
+            return _error(number, shown, say("web-judge.no-result", code=proc.returncode), _tail(out, err))
         return result
 
 
@@ -125,5 +122,5 @@ def _tail(out: bytes, err: bytes) -> str:
     return text[-LOG_TAIL:]
 
 
-def _error(number: int, shown: str, zh: str, en: str, log: str = "", diagnosis: str = "") -> dict:
-    return error(number, zh, en, shown, log, diagnosis).to_dict()
+def _error(number: int, shown: str, message: dict, log: str = "", diagnosis: str = "") -> dict:
+    return error(number, message, shown, log, diagnosis).to_dict()

@@ -22,7 +22,8 @@ from flask import Flask, abort, jsonify, render_template, request, send_from_dir
 from werkzeug.exceptions import HTTPException
 from werkzeug.serving import make_server
 
-from .. import ROOT, catalog, progress
+from .. import ROOT, manifest
+from ..learner import progress
 from . import chapter, guard, i18n, learner_file
 from .judge_runner import Busy, JudgeRunner
 
@@ -44,16 +45,16 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
     guard.install(app)
     runner = JudgeRunner()
     app.extensions["drills_runner"] = runner
-    problems = catalog.load()
+    problems = manifest.load()
     vendors = {name: d for name, d in VENDOR_DIRS.items() if d.is_dir()}
 
     def progress_file() -> Path:
         return workspace() / "practice" / ".progress.json"
 
-    def mine(p: catalog.Problem) -> Path:
+    def mine(p: manifest.Problem) -> Path:
         return workspace() / p.mine
 
-    def problem_or_404(number: int) -> catalog.Problem:
+    def problem_or_404(number: int) -> manifest.Problem:
         if number not in problems:
             abort(404, f"no problem {number}")
         return problems[number]
@@ -84,15 +85,23 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
     def problem_page(number: int):
         p = problem_or_404(number)
         lang = page_lang()
-        body, _ = chapter.render_file(ROOT / p.content)
+        body, _ = chapter.render_chapter(p.content, lang)
         entry = progress.load(progress_file()).get(str(number)) or {}
         text = learner_file.read(mine(p))
         data = {"number": number, "mine": p.mine, "text": text, "base": learner_file.digest(text),
-                "titles": p.title, "hints": [{"zh": h.zh, "en": h.en} for h in p.hints],
+                "titles": p.title.model_dump(), "hints": [{"zh": h.zh, "en": h.en} for h in p.hints],
                 "hints_shown": int(entry.get("hints", 0) or 0), "status": entry.get("status"),
                 "result": progress.load_last_result(number, progress_file())}
         return render_template("problem.html", lang=lang, t=i18n.table(lang), p=p, chapter_html=body,
                                boot=boot(lang, problem=data))
+
+    @app.get("/api/chapter/<int:number>")
+    def chapter_html(number: int):
+        # The language toggle swaps the chapter in place (content/cN.md or content/en/cN.md).
+        p = problem_or_404(number)
+        lang = request.args.get("lang") if request.args.get("lang") in i18n.LANGS else page_lang()
+        body, figures = chapter.render_chapter(p.content, lang)
+        return jsonify(lang=lang, html=body, figures=figures)
 
     @app.get("/api/file/<int:number>")
     def get_file(number: int):
@@ -100,7 +109,7 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
         text = learner_file.read(mine(p))
         return jsonify(path=p.mine, text=text, base=learner_file.digest(text))
 
-    def changed_on_disk(p: catalog.Problem, text: str):
+    def changed_on_disk(p: manifest.Problem, text: str):
         """A 409 answer when the file on disk is no longer the version the page loaded (and the page
         is not forcing its text over it); None when saving is safe."""
         body = request.get_json(silent=True) or {}
@@ -192,7 +201,7 @@ def serve(port: int | None, open_browser: bool, lang: str = "zh") -> int:
     token = secrets.token_urlsafe(24)
     try:
         app = create_app(token, 0, lang)
-    except catalog.CatalogError as e:
+    except manifest.ManifestError as e:
         print(f"drills: {e}", file=sys.stderr)
         return 2
     try:

@@ -48,6 +48,19 @@ struct Symbol {
   uint64_t size = 0;
 };
 
+// Latencies in SM cycles behind each block's critical-path estimate (metric sim__block_cycles),
+// which the time model (sim/model) turns into a latency bound. The defaults are the H200's;
+// sim/model/gpus.py says where each comes from and passes its own (DRILLS_SIM_LATENCY).
+struct Latencies {
+  uint32_t alu = 5;        // integer and fp32 arithmetic, conversions, selects
+  uint32_t sfu = 20;       // division, square root, transcendental approximations
+  uint32_t shared = 30;    // a shared-memory load or atomic
+  uint32_t global = 1500;  // a global load or atomic, from DRAM under a streaming load
+  uint32_t warp = 25;      // shuffles, votes, warp reductions
+  uint32_t barrier = 20;   // from the last warp's arrival at bar.sync to the release
+  uint32_t loads = 8;      // global loads a warp has in flight at most (ptxas unrolls loops ~4 deep)
+};
+
 struct LaunchParams {
   std::string kernel;               // mangled entry name, as in the PTX
   Dim3 grid, block;
@@ -55,6 +68,11 @@ struct LaunchParams {
   void** args = nullptr;            // args[i] points at parameter i; sizes come from the PTX .param list
   int host_threads = 0;             // blocks run in parallel on this many host threads; 0 = all cores
   double watchdog_seconds = 60.0;   // stop a launch that runs longer than this
+  // For the time model on launches too large to simulate whole: when > 0, only about this many
+  // blocks run, in pairs of launch-order neighbours spread evenly over the grid. Counters then
+  // cover those blocks (sim__blocks.sum says how many) and the launch's results are incomplete.
+  uint64_t sample_blocks = 0;
+  Latencies latency;
 };
 
 // What went wrong in a launch. Each kind is a distinct, named error the judge can report.
@@ -81,6 +99,14 @@ struct SimError {
 //   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum
 //   smsp__inst_executed_op_shared_{ld,st,atom}.sum
 //   smsp__inst_executed_op_global_{ld,st}.sum
+// and, for the time model (sim/model), the simulator's own (prefix sim__, launch only):
+//   sim__blocks.sum                      blocks simulated (all, unless LaunchParams::sample_blocks)
+//   sim__block_cycles.{sum,max}          critical path of each block in cycles (Latencies)
+//   sim__global_{ld,st}_bytes.sum        bytes the active lanes of global loads/stores move
+//   sim__st_partial_writes.sum           sectors global stores write in part (fewer than 32 bytes)
+//   sim__st_partial_sectors.sum          sectors the first block of each neighbour pair leaves in
+//                                        part (its stores write fewer than 32 of their bytes)
+//   sim__st_partial_sectors_next.sum     ... of them, written in part by the next block too
 using Metrics = std::map<std::string, uint64_t>;
 
 // One warp-level memory instruction, kept as an example per source line (the first executed),
@@ -119,6 +145,8 @@ class Module {
   static std::unique_ptr<Module> parse(const std::string& ptx_text);
 
   virtual bool has_kernel(const std::string& name) const = 0;
+  // Why the kernel cannot run ("unsupported PTX: `instruction` (PTX line N): reason"), or "" when it can.
+  virtual std::string unsupported(const std::string& name) const { (void)name; return ""; }
   // Sizes in bytes of a kernel's parameters, in order.
   virtual std::vector<uint64_t> param_sizes(const std::string& kernel) const = 0;
   // Allocate and initialise the module's .global/.const variables in `memory` (once).

@@ -32,17 +32,18 @@ Dim3 thread_of(const Dim3& block, uint32_t linear) {
   return t;
 }
 
-// Distinct 32-byte sectors touched by the active lanes.
-uint32_t distinct_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes) {
+// Distinct 32-byte sectors touched by the active lanes; each reads `bytes`, or size(l) bytes.
+template <class Size>
+uint32_t sectors_of(const uint64_t* addr, uint32_t m, Size size) {
   uint64_t lo = ~0ull, hi = 0;
   each_lane(m, [&](int l) {
     lo = std::min(lo, addr[l] >> 5);
-    hi = std::max(hi, (addr[l] + bytes - 1) >> 5);
+    hi = std::max(hi, (addr[l] + size(l) - 1) >> 5);
   });
   if (hi - lo < 256) {
     uint64_t bits[4] = {0, 0, 0, 0};
     each_lane(m, [&](int l) {
-      for (uint64_t s = addr[l] >> 5, e = (addr[l] + bytes - 1) >> 5; s <= e; ++s) bits[(s - lo) >> 6] |= 1ull << ((s - lo) & 63);
+      for (uint64_t s = addr[l] >> 5, e = (addr[l] + size(l) - 1) >> 5; s <= e; ++s) bits[(s - lo) >> 6] |= 1ull << ((s - lo) & 63);
     });
     return uint32_t(__builtin_popcountll(bits[0]) + __builtin_popcountll(bits[1]) + __builtin_popcountll(bits[2]) +
                     __builtin_popcountll(bits[3]));
@@ -50,10 +51,14 @@ uint32_t distinct_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes) {
   uint64_t s[64];
   int n = 0;
   each_lane(m, [&](int l) {
-    for (uint64_t a = addr[l] >> 5, e = (addr[l] + bytes - 1) >> 5; a <= e && n < 64; ++a) s[n++] = a;
+    for (uint64_t a = addr[l] >> 5, e = (addr[l] + size(l) - 1) >> 5; a <= e && n < 64; ++a) s[n++] = a;
   });
   std::sort(s, s + n);
   return uint32_t(std::unique(s, s + n) - s);
+}
+uint32_t distinct_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes, const uint8_t* lane_bytes = nullptr) {
+  if (lane_bytes) return sectors_of(addr, m, [&](int l) { return uint32_t(lane_bytes[l]); });
+  return sectors_of(addr, m, [&](int) { return bytes; });
 }
 
 // Sectors of a global atomic, as an H200 counts them (sim/validation/h200-ncu.json):
@@ -78,6 +83,29 @@ uint32_t atomic_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes) {
     pending &= ~round;
   }
   return total;
+}
+
+// Sectors a store writes only in part (fewer than 32 of its bytes), appended to `out` as
+// sector << 6 | bytes written: the time model's evidence of sectors that other stores, of this
+// block or of its neighbours, complete (module.cpp).
+void partial_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes, std::vector<uint64_t>& out) {
+  std::pair<uint64_t, uint32_t> pieces[64];
+  int n = 0;
+  each_lane(m, [&](int l) {
+    for (uint64_t a = addr[l], e = addr[l] + bytes; a < e && n < 64;) {
+      const uint64_t next = std::min(e, (a | 31) + 1);
+      pieces[n++] = {a >> 5, uint32_t(next - a)};
+      a = next;
+    }
+  });
+  std::sort(pieces, pieces + n);
+  for (int i = 0; i < n;) {
+    uint32_t sum = 0;
+    int j = i;
+    for (; j < n && pieces[j].first == pieces[i].first; ++j) sum += pieces[j].second;
+    if (sum < 32) out.push_back(pieces[i].first << 6 | sum);
+    i = j;
+  }
 }
 
 // Shared-memory wavefronts (sim-notes §4): 32-bit accesses are served for the whole warp at once,
@@ -113,6 +141,127 @@ void shared_wavefronts(const uint64_t* off, uint32_t m, uint32_t bytes, uint64_t
     for (int i = 0; i < n; ++i) worst = std::max(worst, ++count[words[i] & 31]);
     wavefronts += uint64_t(worst);
   }
+}
+
+// The variable a shared-memory byte belongs to, for messages.
+std::string shared_var_at(const Exec& x, uint64_t off) {
+  std::string var = "shared memory";
+  auto name = [&](const std::vector<SharedVar>& vs) {
+    for (auto& v : vs)
+      if (off >= v.offset && (v.dynamic || off < v.offset + v.size)) var = v.name + " (byte " + std::to_string(off - v.offset) + ")";
+  };
+  name(x.P->module_shared_vars);
+  name(x.K->shared_vars);
+  return var;
+}
+int line_of(const Program* P, int32_t pc) { return pc >= 0 ? P->lines[P->code[pc].line_id].line : 0; }
+
+// An access to a word a cp.async will write, before the copy has landed.
+[[gnu::noinline, gnu::cold]] void fail_pending(Exec& x, Warp& w, const Instr& in, int l, uint32_t word, const char* what) {
+  const uint64_t a = x.async[word];
+  const int32_t a_pc = int32_t(uint32_t(a)) - 1;
+  const uint32_t a_warp = uint32_t(a >> 32) & 0xff, a_lane = uint32_t(a >> 40) & 0xff;
+  const uint64_t off = uint64_t(word) * 4;
+  const std::string var = shared_var_at(x, off);
+  const bool mine = a_warp == w.id && a_lane == uint32_t(l);
+  const std::string who = mine ? "this thread" : "thread " + dim(thread_of(x.block, a_warp * 32 + a_lane)) +
+                                                    " (warp " + std::to_string(a_warp) + ")";
+  const std::string copy = "the cp.async at line " + std::to_string(line_of(x.P, a_pc)) + " by " + who;
+  x.fail("shared-race", std::string("shared-memory race on ") + var + ": this " + what + " by warp " + std::to_string(w.id) +
+                            " touches it before " + copy + " has landed (" +
+                            (mine ? "cp.async.wait_group / wait_all first" : "its thread must wait for the copy's group, then a barrier") + ")",
+         w, l, in);
+  x.err.address = off;
+  x.err.allocation = var;
+  x.err.offset = int64_t(off);
+  x.err.detail = copy + " has not landed";
+}
+
+// An access racing with another warp's write or read since the last barrier.
+[[gnu::noinline, gnu::cold]] void fail_race(Exec& x, Warp& w, const Instr& in, int l, uint32_t word, const char* what,
+                                            const RaceWord& r, int other_warp, int other_lane, int other_pc, const char* other_what) {
+  const uint64_t off = uint64_t(word) * 4;
+  const std::string var = shared_var_at(x, off);
+  std::string who = "another warp";
+  const int oline = line_of(x.P, other_pc);
+  if (other_warp >= 0) {
+    Dim3 t = thread_of(x.block, uint32_t(other_warp) * 32 + uint32_t(other_lane));
+    who = "thread " + dim(t) + " (warp " + std::to_string(other_warp) + ")";
+  } else if (r.r_warp == kManyWarps) {
+    who = "threads of several warps, first " + dim(thread_of(x.block, uint32_t(r.r_lane)));
+  }
+  x.fail("shared-race", std::string("shared-memory race on ") + var + ": this " + what + " by warp " + std::to_string(w.id) +
+                            " and " + who + " that " + other_what + " it at line " + std::to_string(oline) +
+                            " with no barrier between",
+         w, l, in);
+  x.err.address = off;
+  x.err.allocation = var;
+  x.err.offset = int64_t(off);
+  x.err.detail = who + " " + other_what + " it at line " + std::to_string(oline);
+}
+
+// A global access outside every allocation: names the allocation it missed.
+[[gnu::noinline, gnu::cold]] void fail_global_bounds(Exec& x, Warp& w, const Instr& in, int l, uint32_t n, const char* sname,
+                                                     const char* what) {
+  const uint64_t a = x.addr[l];
+  const Allocation* al = x.mem->nearest(a);
+  std::string msg = std::string("out-of-bounds ") + sname + " " + what + " of " + std::to_string(n) + " bytes at " + hex(a);
+  if (al) {
+    int64_t off = int64_t(a - al->base);
+    uint64_t end = al->base + al->size;
+    msg += a >= end ? ": " + std::to_string(a + n - end) + " bytes past the end of " + al->label
+                    : ": offset " + std::to_string(off) + " of " + al->label + " (" + std::to_string(al->size) + " bytes)";
+    x.fail("out-of-bounds", msg, w, l, in);
+    x.err.allocation = al->label;
+    x.err.offset = off;
+  } else {
+    x.fail("out-of-bounds", msg + ": no allocation there", w, l, in);
+  }
+  x.err.address = a;
+}
+
+// The race check of one shared access (addresses in x.addr[]): a word written by another warp, or
+// read by another warp before this write, since the block's last barrier (atomics are exempt);
+// with Async, also any access to a word that a cp.async will write but that has not landed, and
+// the marking of a cp.async's words. Returns false (and fails) on a race.
+template <bool Async>
+bool shared_races(Exec& x, Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access kind, const char* what, int32_t ipc) {
+  const uint8_t me = uint8_t(w.id);
+  const int nw = int((bytes + 3) / 4);
+  const bool writes = kind == Access::Store || kind == Access::AsyncStore;
+  const uint32_t epoch = x.epoch;
+  for (uint32_t mm = m; mm; mm &= mm - 1) {
+    const int l = __builtin_ctz(mm);
+    for (int k = 0; k < nw; ++k) {
+      const uint32_t word = uint32_t(x.addr[l] >> 2) + uint32_t(k);
+      RaceWord& r = x.race[word];
+      if (Async && x.async[word]) {
+        fail_pending(x, w, in, l, word, what);
+        return false;
+      }
+      if (Async && kind == Access::Atomic) continue;
+      if (r.w_epoch == epoch && r.w_warp != me) {
+        fail_race(x, w, in, l, word, what, r, r.w_warp, r.w_lane, r.w_pc, "wrote");
+        return false;
+      }
+      if (writes && r.r_epoch == epoch && r.r_warp != me) {
+        fail_race(x, w, in, l, word, what, r, r.r_warp == kManyWarps ? -2 : r.r_warp, r.r_lane, r.r_pc, "read");
+        return false;
+      }
+      if (Async && kind == Access::AsyncStore) {
+        x.async[word] = async_mark(ipc, me, uint32_t(l));
+        ++x.async_words;
+      } else if (kind == Access::Store) {
+        r.w_epoch = epoch, r.w_warp = me, r.w_lane = uint8_t(l), r.w_pc = ipc;
+      } else if (r.r_epoch != epoch) {
+        r.r_epoch = epoch, r.r_warp = me, r.r_lane = uint8_t(l), r.r_pc = ipc;
+      } else if (r.r_warp != me && r.r_warp != kManyWarps) {
+        r.r_lane = uint8_t(r.r_warp * 32 + r.r_lane > 255 ? 0 : r.r_warp * 32 + r.r_lane);
+        r.r_warp = kManyWarps;
+      }
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -151,8 +300,8 @@ static const char* op_name(const Instr& in, Access kind) {
   return kind == Access::Load ? "ld" : "st";
 }
 
-bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access kind) {
-  Space s = in.space;
+bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access kind, Space space, const uint8_t* lane_bytes) {
+  Space s = space == Space(0xff) ? in.space : space;
   const int first = __builtin_ctz(m);
   if (s == Space::Generic) {
     auto space_of = [](uint64_t a) {
@@ -169,7 +318,7 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
     if (window) each_lane(m, [&](int l) { addr[l] -= window; });
   }
   resolved = s;
-  const char* what = kind == Access::Load ? "load" : kind == Access::Store ? "store" : "atomic";
+  const char* what = kind == Access::Load ? "load" : kind == Access::Store ? "store" : kind == Access::AsyncStore ? "cp.async store" : "atomic";
   // Alignment: every access must be aligned to its own size.
   uint64_t bad_align = 0;
   int bad_lane = -1;
@@ -207,23 +356,11 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
     bool ok = true;
     each_lane(m, [&](int l) {
       if (!ok) return;
-      uint8_t* h = global_ptr(addr[l], bytes);
+      const uint32_t n = lane_bytes == nullptr ? bytes : lane_bytes[l];
+      uint8_t* h = global_ptr(addr[l], n);
       if (!h) {
         ok = false;
-        const Allocation* al = mem->nearest(addr[l]);
-        std::string msg = std::string("out-of-bounds ") + sname + " " + what + " of " + std::to_string(bytes) + " bytes at " + hex(addr[l]);
-        if (al) {
-          int64_t off = int64_t(addr[l] - al->base);
-          uint64_t end = al->base + al->size;
-          msg += addr[l] >= end ? ": " + std::to_string(addr[l] + bytes - end) + " bytes past the end of " + al->label
-                                : ": offset " + std::to_string(off) + " of " + al->label + " (" + std::to_string(al->size) + " bytes)";
-          fail("out-of-bounds", msg, w, l, in);
-          err.allocation = al->label;
-          err.offset = off;
-        } else {
-          fail("out-of-bounds", msg + ": no allocation there", w, l, in);
-        }
-        err.address = addr[l];
+        fail_global_bounds(*this, w, in, l, n, sname, what);
       }
       hptr[l] = h;
     });
@@ -231,7 +368,10 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
     if (s == Space::Global) {
       ++c.g_inst;
       ++c.g_requests;
-      c.g_sectors += kind == Access::Atomic ? atomic_sectors(addr, m, bytes) : distinct_sectors(addr, m, bytes);
+      const uint32_t sectors = kind == Access::Atomic ? atomic_sectors(addr, m, bytes) : distinct_sectors(addr, m, bytes, lane_bytes);
+      c.g_sectors += sectors;
+      c.g_bytes += std::min<uint64_t>(uint64_t(__builtin_popcount(m)) * bytes, uint64_t(sectors) * 32);
+      if (partial && kind == Access::Store) partial_sectors(addr, m, bytes, *partial);
       sample("global", false);
     }
     return true;
@@ -240,6 +380,12 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
     bool ok = true;
     each_lane(m, [&](int l) {
       if (ok && (addr[l] >= shared_size || shared_size - addr[l] < bytes)) {
+        // A .shared address is 32 bits wide: [%r + 1536] wraps like the register arithmetic before it.
+        const uint64_t a32 = uint32_t(addr[l]);
+        if (in.space == Space::Shared && a32 < shared_size && shared_size - a32 >= bytes) {
+          addr[l] = a32;
+          return;
+        }
         ok = false;
         fail("out-of-bounds", std::string("out-of-bounds shared ") + what + " of " + std::to_string(bytes) + " bytes at offset " +
                                   std::to_string(int64_t(addr[l])) + " (the block has " + std::to_string(shared_size) + " bytes of shared memory)",
@@ -250,66 +396,20 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
       }
     });
     if (!ok) return false;
-    // Race check: a word written by another warp, or read by another warp before this write,
-    // since the block's last barrier. Atomics are exempt.
-    if (kind != Access::Atomic) {
-      const uint8_t me = uint8_t(w.id);
-      const int32_t ipc = int32_t(pc);
-      const int nw = int((bytes + 3) / 4);
-      for (uint32_t mm = m; mm; mm &= mm - 1) {
-        int l = __builtin_ctz(mm);
-        for (int k = 0; k < nw; ++k) {
-          uint32_t word = uint32_t(addr[l] >> 2) + uint32_t(k);
-          RaceWord& r = race[word];
-          int other_warp = -1, other_lane = 0, other_pc = -1;
-          const char* other_what = nullptr;
-          if (r.w_epoch == epoch && r.w_warp != me) {
-            other_warp = r.w_warp, other_lane = r.w_lane, other_pc = r.w_pc, other_what = "wrote";
-          } else if (kind == Access::Store && r.r_epoch == epoch && r.r_warp != me) {
-            other_warp = r.r_warp == kManyWarps ? -2 : r.r_warp, other_lane = r.r_lane, other_pc = r.r_pc, other_what = "read";
-          }
-          if (other_what) {
-            std::string var = "shared memory";
-            uint64_t off = uint64_t(word) * 4;
-            auto name = [&](const std::vector<SharedVar>& vs) {
-              for (auto& v : vs)
-                if (off >= v.offset && (v.dynamic || off < v.offset + v.size)) var = v.name + " (byte " + std::to_string(off - v.offset) + ")";
-            };
-            name(P->module_shared_vars);
-            name(K->shared_vars);
-            std::string who = "another warp";
-            int oline = other_pc >= 0 ? P->lines[P->code[other_pc].line_id].line : 0;
-            if (other_warp >= 0) {
-              Dim3 t = thread_of(block, uint32_t(other_warp) * 32 + uint32_t(other_lane));
-              who = "thread " + dim(t) + " (warp " + std::to_string(other_warp) + ")";
-            } else if (r.r_warp == kManyWarps) {
-              who = "threads of several warps, first " + dim(thread_of(block, uint32_t(r.r_lane))) ;
-            }
-            fail("shared-race", std::string("shared-memory race on ") + var + ": this " + what + " by warp " + std::to_string(w.id) +
-                                     " and " + who + " that " + other_what + " it at line " + std::to_string(oline) +
-                                     " with no barrier between",
-                 w, l, in);
-            err.address = off;
-            err.allocation = var;
-            err.offset = int64_t(off);
-            err.detail = who + " " + other_what + " it at line " + std::to_string(oline);
-            return false;
-          }
-          if (kind == Access::Store) {
-            r.w_epoch = epoch, r.w_warp = me, r.w_lane = uint8_t(l), r.w_pc = ipc;
-          } else if (r.r_epoch != epoch) {
-            r.r_epoch = epoch, r.r_warp = me, r.r_lane = uint8_t(l), r.r_pc = ipc;
-          } else if (r.r_warp != me && r.r_warp != kManyWarps) {
-            r.r_lane = uint8_t(r.r_warp * 32 + r.r_lane > 255 ? 0 : r.r_warp * 32 + r.r_lane);
-            r.r_warp = kManyWarps;
-          }
-        }
-      }
-    }
+    // Race check (shared_races): every access against the last writer and readers since the
+    // block's last barrier, and against cp.async copies that have not landed.
+    const bool async = async_words != 0 || kind == Access::AsyncStore;
+    if (!(async ? shared_races<true>(*this, w, in, m, bytes, kind, what, int32_t(pc))
+                : kind == Access::Atomic || shared_races<false>(*this, w, in, m, bytes, kind, what, int32_t(pc))))
+      return false;
     each_lane(m, [&](int l) { hptr[l] = shared + addr[l]; });
-    ++c.s_inst;
-    if (kind != Access::Atomic) shared_wavefronts(addr, m, bytes, c.s_wavefronts, c.s_ideal);
-    sample("shared", true);
+    // A pair ptxas merges (issue.cpp) is one access of twice the width, counted on its first half.
+    if (!(in.issue & kIssuePaired)) {
+      ++c.s_inst;
+      const uint32_t counted = (in.issue & kIssuePairLead) ? 2 * bytes : bytes;
+      if (kind != Access::Atomic) shared_wavefronts(addr, m, counted, c.s_wavefronts, c.s_ideal);
+      sample("shared", true);
+    }
     return true;
   }
   if (s == Space::Local) {
@@ -330,6 +430,33 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
   }
   fail("unsupported", "access to this state space", w, first, in);
   return false;
+}
+
+// --------------------------------------------------------------------------------------------
+// cp.async completion: a landed copy writes shared memory and counts as its thread's write from now
+// on, so other warps see it only after a barrier (the ordinary race check).
+
+void Exec::land_copies(Warp& w, uint32_t lanes, int keep) {
+  size_t out = 0;
+  for (size_t i = 0; i < w.copies.size(); ++i) {
+    AsyncCopy& c = w.copies[i];
+    const bool due = (lanes >> c.lane & 1) && (keep < 0 || int64_t(c.group) < int64_t(w.committed[c.lane]) - keep);
+    if (!due) { w.copies[out++] = c; continue; }
+    memcpy(shared + c.dst, c.data, c.bytes);
+    for (uint32_t k = 0; k < (c.bytes + 3u) / 4; ++k) {
+      RaceWord& r = race[c.dst / 4 + k];
+      async[c.dst / 4 + k] = 0;
+      --async_words;
+      r.w_epoch = epoch, r.w_warp = uint8_t(w.id), r.w_lane = c.lane, r.w_pc = c.pc;
+    }
+  }
+  w.copies.resize(out);
+}
+
+void Exec::drop_copies(Warp& w) {
+  for (const AsyncCopy& c : w.copies)
+    for (uint32_t k = 0; k < (c.bytes + 3u) / 4; ++k) async[c.dst / 4 + k] = 0, --async_words;
+  w.copies.clear();
 }
 
 // --------------------------------------------------------------------------------------------

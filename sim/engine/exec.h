@@ -37,6 +37,16 @@ struct Frame {
 // gives its host thread to other blocks and runs again later (module.cpp, Launch::worker).
 enum class WarpState : uint8_t { Running, AtBarrier, Sleeping, Done };
 
+// A cp.async in flight: its bytes (read from global memory when it was issued) land in shared
+// memory when its thread waits for its group.
+struct AsyncCopy {
+  uint32_t group;               // the lane's commit count when it was issued
+  uint32_t dst;                 // shared-memory offset
+  int32_t pc;
+  uint8_t lane, bytes;
+  uint8_t data[16];
+};
+
 struct Warp {
   uint64_t* base[3];            // kSlotReg (current frame), kSlotConst, kSlotSpecial
   std::vector<uint64_t> regfile;
@@ -50,6 +60,14 @@ struct Warp {
   int32_t bar_pc = -1;
   uint32_t bar_id = 0;
   uint64_t insts = 0;
+  std::vector<AsyncCopy> copies;  // cp.async not yet landed, in issue order
+  uint32_t committed[32] = {};    // cp.async.commit_group count per lane
+  // Critical-path estimate (timing.h): when each register's value is ready, the earliest cycle
+  // the warp may issue (the last barrier), when it last issued, when its last result lands.
+  std::vector<uint32_t> ready;
+  uint32_t t_floor = 0, t_arrive = 0, t_done = 0, issued = 0;
+  std::vector<uint32_t> loads_done;  // completion of the warp's last Latencies::loads global loads (a ring)
+  uint32_t loads_next = 0;
 
   uint64_t* reg(uint16_t slot) { return base[slot >> 14] + uint32_t(slot & kSlotIndex) * 32; }
   const uint64_t* src(uint16_t slot) const { return base[slot >> 14] + uint32_t(slot & kSlotIndex) * 32; }
@@ -58,9 +76,12 @@ struct Warp {
 // Counters of one instruction, summed over the warps that executed it.
 struct InstrCounters {
   uint64_t executed = 0;       // warp-level instructions with >= 1 active lane
+  uint64_t idle = 0;           // ... issued with every lane off: predicated off, or in a body
+                               // ptxas predicates that the warp's lanes all skip (issue.cpp)
   uint64_t g_inst = 0;         // ... of them that went to global memory
   uint64_t g_requests = 0;
   uint64_t g_sectors = 0;
+  uint64_t g_bytes = 0;        // bytes the active lanes move (at most the sectors' bytes)
   uint64_t s_inst = 0;         // ... that went to shared memory
   uint64_t s_wavefronts = 0;
   uint64_t s_ideal = 0;
@@ -79,12 +100,18 @@ struct RaceWord {
 };
 constexpr uint8_t kManyWarps = 0xff;
 
+// The cp.async that will write a shared word, while it has not landed: 0 when none, else
+// (pc + 1) | warp << 32 | lane << 40.
+inline uint64_t async_mark(int32_t pc, uint32_t warp, uint32_t lane) {
+  return uint64_t(uint32_t(pc + 1)) | uint64_t(warp) << 32 | uint64_t(lane) << 40;
+}
 struct TranslateCache {
   uint64_t base = 0, size = 0;
   uint8_t* host = nullptr;
 };
 
-enum class Access : uint8_t { Load, Store, Atomic };
+// AsyncStore: the shared side of cp.async; it marks the words pending instead of written.
+enum class Access : uint8_t { Load, Store, Atomic, AsyncStore };
 
 // One block in flight on one host thread.
 struct Exec {
@@ -95,6 +122,8 @@ struct Exec {
   uint8_t* shared = nullptr;
   uint64_t shared_size = 0;
   RaceWord* race = nullptr;
+  uint64_t* async = nullptr;     // per shared word: the cp.async not yet landed (async_mark)
+  uint32_t async_words = 0;      // words marked there now: 0 spares every access the lookup
   uint32_t epoch = 0;
   uint8_t* local = nullptr;      // per warp: 32 lanes x local_per_lane
   uint32_t local_per_lane = 0;
@@ -107,13 +136,22 @@ struct Exec {
   std::string printf_out;
   TranslateCache cache[4];
   unsigned cache_next = 0;
+  const Latencies* latency = nullptr;
+  std::vector<uint64_t>* partial = nullptr;  // sectors this block's global stores write in part (exec.cpp)
   uint8_t* hptr[32];             // scratch: host pointers of the current access, per lane
   uint64_t addr[32];             // scratch: addresses of the current access, per lane
   Space resolved = Space::Global;
 
   // Resolve the addresses of one warp-level access (addresses already in addr[]), run the checks,
   // count it, and fill hptr[]. Returns false (and sets err) when the access is illegal.
-  bool access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access kind);
+  // `space` overrides the instruction's state space (cp.async has two); `lane_bytes`, when given,
+  // is what each lane really reads (cp.async's src-size), for the bounds check and the sectors.
+  bool access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access kind, Space space = Space(0xff),
+              const uint8_t* lane_bytes = nullptr);
+  // cp.async bookkeeping: land the lane's copies of groups older than its newest `keep` committed
+  // ones (all of them when keep < 0), or every copy of the warp (block end).
+  void land_copies(Warp& w, uint32_t lanes, int keep);
+  void drop_copies(Warp& w);
   void fail(const std::string& kind, const std::string& msg, Warp& w, int lane, const Instr& in);
   void vprintf(Warp& w, const Instr& in, uint32_t m, const CallSite& cs);
   uint8_t* global_ptr(uint64_t a, uint64_t size);

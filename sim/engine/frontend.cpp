@@ -16,7 +16,7 @@ namespace sim::eng {
 [[noreturn]] static void fail(const std::string& what) { throw std::runtime_error("unsupported PTX: " + what); }
 
 void DecodeCtx::unsupported(const ParsedInstr& p, const std::string& why) {
-  fail(p.text + (why.empty() ? "" : " (" + why + ")"));
+  fail("`" + p.text + "` (PTX line " + std::to_string(p.line) + ")" + (why.empty() ? "" : ": " + why));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -66,7 +66,9 @@ static std::vector<Token> tokenize(const std::string& s) {
     }
     if (ident_start(c)) {
       size_t j = i;
-      while (j < n && ident_char(s[j])) ++j;
+      // "::" belongs to the name: .shared::cta, .L2::128B, .L2::cache_hint
+      while (j < n && (ident_char(s[j]) || (s[j] == ':' && j + 1 < n && s[j + 1] == ':' && j + 2 < n && ident_char(s[j + 2]))))
+        j += s[j] == ':' ? 2 : 1;
       out.push_back({Token::Ident, s.substr(i, j - i), line});
       i = j;
       continue;
@@ -83,7 +85,7 @@ Ty parse_ty(const std::string& s) {
       {"b8", Ty::B8},   {"b16", Ty::B16}, {"b32", Ty::B32}, {"b64", Ty::B64},     {"u8", Ty::U8},
       {"u16", Ty::U16}, {"u32", Ty::U32}, {"u64", Ty::U64}, {"s8", Ty::S8},       {"s16", Ty::S16},
       {"s32", Ty::S32}, {"s64", Ty::S64}, {"f16", Ty::F16}, {"f16x2", Ty::F16x2}, {"bf16", Ty::BF16},
-      {"f32", Ty::F32}, {"f64", Ty::F64}, {"pred", Ty::Pred}};
+      {"f32", Ty::F32}, {"f64", Ty::F64}, {"pred", Ty::Pred}, {"bf16x2", Ty::BF16x2}, {"tf32", Ty::TF32}};
   auto it = m.find(s);
   return it == m.end() ? Ty::None : it->second;
 }
@@ -92,17 +94,19 @@ int ty_bytes(Ty t) {
   switch (t) {
     case Ty::B8: case Ty::U8: case Ty::S8: return 1;
     case Ty::B16: case Ty::U16: case Ty::S16: case Ty::F16: case Ty::BF16: return 2;
-    case Ty::B32: case Ty::U32: case Ty::S32: case Ty::F32: case Ty::F16x2: return 4;
+    case Ty::B32: case Ty::U32: case Ty::S32: case Ty::F32: case Ty::F16x2: case Ty::BF16x2: case Ty::TF32: return 4;
     case Ty::B64: case Ty::U64: case Ty::S64: case Ty::F64: return 8;
     case Ty::Pred: return 1;
     default: return 0;
   }
 }
-bool ty_is_float(Ty t) { return t == Ty::F16 || t == Ty::F16x2 || t == Ty::BF16 || t == Ty::F32 || t == Ty::F64; }
+bool ty_is_float(Ty t) {
+  return t == Ty::F16 || t == Ty::F16x2 || t == Ty::BF16 || t == Ty::BF16x2 || t == Ty::TF32 || t == Ty::F32 || t == Ty::F64;
+}
 bool ty_is_signed(Ty t) { return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64; }
 const char* ty_name(Ty t) {
   static const char* n[] = {"none", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
-                            "s64", "f16", "f16x2", "bf16", "f32", "f64", "pred"};
+                            "s64", "f16", "f16x2", "bf16", "f32", "f64", "pred", "bf16x2", "tf32"};
   return n[int(t)];
 }
 
@@ -322,6 +326,17 @@ class Parser {
       Stmt s;
       s.kind = Stmt::Decl;
       s.decl = var_decl();
+      // ".reg .f16 low, high;" (cuda_fp16.h's inline PTX): more names of the same type
+      while (is(",")) {
+        next();
+        Stmt more = s;
+        more.decl.name = next().text;
+        more.decl.count = 1, more.decl.array = false, more.decl.unsized = false;
+        if (is("<")) { next(); more.decl.count = number(); expect(">"); more.decl.unsized = true; }
+        f.body.push_back(std::move(s));
+        s = std::move(more);
+      }
+      if (is(";")) next();
       f.body.push_back(std::move(s));
       return;
     }
@@ -349,6 +364,7 @@ class Parser {
     }
     const Token& op = next();
     if (op.kind != Token::Ident) fail("instruction '" + op.text + "' (line " + std::to_string(op.line) + ")");
+    s.ins.line = op.line;
     text += op.text;
     size_t dot = op.text.find('.');
     s.ins.opcode = op.text.substr(0, dot);
@@ -427,6 +443,7 @@ struct FuncCtx : DecodeCtx {
   PFunc& pf;
   std::unordered_map<std::string, uint16_t> regs;       // register or param variable -> slot
   std::unordered_map<std::string, uint32_t> reg_nslots;
+  std::unordered_map<std::string, Ty> reg_ty;           // declared type of each .reg
   std::unordered_map<std::string, uint64_t> shared_off; // this function's .shared vars
   std::unordered_map<std::string, int32_t> labels;
   std::set<uint16_t> read_slots;            // slots read anywhere in the function
@@ -447,6 +464,14 @@ struct FuncCtx : DecodeCtx {
   Space addr(const Operand& o, Instr& in) override;
   int32_t label(const Operand& o) override;
   int32_t call_site(const ParsedInstr& p) override;
+  int32_t slot_list(std::vector<uint16_t> slots) override {
+    P.slot_lists.push_back(std::move(slots));
+    return int32_t(P.slot_lists.size() - 1);
+  }
+  Ty reg_type(const Operand& o) override {
+    auto it = o.kind == Operand::Name ? reg_ty.find(o.text) : reg_ty.end();
+    return it == reg_ty.end() ? Ty::None : it->second;
+  }
   bool result_unused(const Operand& o) override {
     if (o.kind == Operand::Sink) return true;
     auto it = regs.find(o.text);
@@ -777,9 +802,13 @@ void Builder::build_function(int fi) {
     VarDecl& d = s.decl;
     if (d.space == ".reg") {
       if (d.unsized) {
-        for (uint64_t i = 0; i < d.count; ++i) c.regs[d.name + std::to_string(i)] = c.new_slots(1);
+        for (uint64_t i = 0; i < d.count; ++i) {
+          c.regs[d.name + std::to_string(i)] = c.new_slots(1);
+          c.reg_ty[d.name + std::to_string(i)] = d.ty;
+        }
       } else if (!c.regs.count(d.name)) {
         c.regs[d.name] = c.new_slots(1);
+        c.reg_ty[d.name] = d.ty;
       }
     } else if (d.space == ".param") {
       uint32_t n = uint32_t((d.bytes() + 7) / 8);
@@ -823,8 +852,10 @@ void Builder::build_function(int fi) {
       }
       for (auto& i : o.items) self(i, self);
     };
-    bool has_dst = !(s.ins.opcode == "st" || s.ins.opcode == "red" || s.ins.opcode == "bra" || s.ins.opcode == "bar" ||
-                     s.ins.opcode == "barrier" || s.ins.opcode == "call" || s.ins.opcode == "ret" || s.ins.opcode == "exit");
+    const std::string& op = s.ins.opcode;
+    bool has_dst = !(op == "st" || op == "red" || op == "bra" || op == "bar" || op == "barrier" || op == "call" ||
+                     op == "ret" || op == "exit" || op == "stmatrix" || op == "cp" ||
+                     (op == "wmma" && !s.ins.mods.empty() && s.ins.mods[0] == "store"));
     for (size_t k = has_dst ? 1 : 0; k < s.ins.ops.size(); ++k) mark(s.ins.ops[k], mark);
     if (s.ins.opcode == "call") for (auto& o : s.ins.ops) mark(o, mark);
     if (s.guard.kind == Operand::Name) mark(s.guard, mark);
@@ -844,8 +875,8 @@ void Builder::build_function(int fi) {
       in.guard = it->second;
       in.guard_neg = s.guard.negated;
     }
-    const OpcodeRow* row = find_opcode(s.ins.opcode);
-    if (!row) fail(s.ins.text);
+    const OpcodeRow* row = find_row(s.ins);
+    if (!row) fail("`" + s.ins.text + "` (PTX line " + std::to_string(s.ins.line) + "): no such instruction");
     row->decode(c, s.ins, in);
     // In a device function every ret goes to one final ret, so the function has a single exit.
     if (in.cls == kRet && !F.is_entry) { in.cls = kBra; in.target = -2; }
@@ -945,5 +976,6 @@ void build_program(const std::string& ptx, Program& out) {
   ps.module();
   Builder b(out, ps);
   b.run();
+  model_issue(out);
 }
 }  // namespace sim::eng

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "exec.h"
+#include "timing.h"
 
 namespace sim::eng {
 namespace {
@@ -23,9 +24,12 @@ enum class Stop { None, Watchdog };
 // another block), with everything it needs to run on.
 struct ParkedBlock {
   Exec x;
+  int pair;
+  uint64_t partner;
   std::vector<Warp> warps;
   std::vector<uint8_t> shared, local;
   std::vector<RaceWord> race;
+  std::vector<uint64_t> async, partial;
 };
 
 // At most this many parked blocks per host thread. A GPU holds only so many blocks at once too:
@@ -37,6 +41,7 @@ struct Worker {
   std::vector<InstrCounters> ctr;
   std::vector<SampleSlot> samples;
   std::vector<RaceWord> race;
+  std::vector<uint64_t> async;   // cp.async marks, one per shared word
   std::vector<uint8_t> shared, local;
   std::vector<Warp> warps;
   uint32_t epoch = 0;
@@ -44,6 +49,11 @@ struct Worker {
   bool has_error = false;
   uint64_t error_block = ~0ull;
   SimError error;
+  // For the time model: blocks run, their critical paths, and the partly written store sectors
+  // of each pair of launch-order neighbours (first block, and how many of those the second shares).
+  uint64_t blocks = 0, cycles_sum = 0, cycles_max = 0, partial_writes = 0, partial_first = 0, partial_next = 0;
+  std::vector<uint64_t> partial_prev, partial_cur;
+  uint64_t prev_block = ~0ull;  // the block partial_prev belongs to
   std::deque<ParkedBlock> parked;
 };
 
@@ -55,6 +65,7 @@ struct Launch {
   std::vector<uint8_t> kparams;
   uint64_t shared_size = 0;
   uint32_t nthreads = 0, nwarps = 0;
+  std::vector<uint64_t> order;  // the blocks to run when sampling (LaunchParams::sample_blocks)
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> min_failed{~0ull};
   std::atomic<bool> stop{false};
@@ -102,6 +113,12 @@ struct Launch {
     w.state = w.launched ? WarpState::Running : WarpState::Done;
     w.bar_pc = -1;
     w.insts = 0;
+    w.copies.clear();
+    std::fill(std::begin(w.committed), std::end(w.committed), 0u);
+    w.ready.assign(K.max_regs, 0);
+    w.t_floor = w.t_arrive = w.t_done = w.issued = 0;
+    w.loads_done.assign(lp.latency.loads, 0);
+    w.loads_next = 0;
   }
 
   // Runs one warp until it waits at a barrier, finishes, or fails.
@@ -143,7 +160,17 @@ struct Launch {
         for (int l = 0; l < 32; ++l) gm |= uint32_t(g[l] != 0) << l;
         m &= in.guard_neg ? ~gm : gm;
       }
-      if (m) ++ctr[pc].executed;
+      if (in.issue & kIssueIfConverted) {
+        // No branch in the SASS: the body is predicated, so a warp whose lanes all skip it
+        // still issues it.
+        if ((top.mask & ~m) == 0)
+          for (int32_t k = pc + 1; k < in.target; ++k) ++ctr[k].idle;
+      } else if (m) {
+        ++ctr[pc].executed;
+      } else {
+        ++ctr[pc].idle;
+      }
+      if (!(in.issue & kIssueIfConverted)) time_instr(w, in, lp.latency);
       ++w.insts;
       switch (in.cls) {
         case kAlu:
@@ -266,6 +293,8 @@ struct Launch {
     }
   }
 
+  // Sets up block b on the worker. A parked block took the worker's buffers with it: those are
+  // allocated again.
   void begin_block(Worker& wk, Exec& x, uint64_t b) {
     x = Exec{};
     x.P = &P;
@@ -278,15 +307,21 @@ struct Launch {
     x.ctaid.y = uint32_t((b / lp.grid.x) % lp.grid.y);
     x.ctaid.z = uint32_t(b / (uint64_t(lp.grid.x) * lp.grid.y));
     x.block_linear = b;
+    x.latency = &lp.latency;
+    wk.partial_cur.clear();
+    x.partial = &wk.partial_cur;  // the member, whose contents travel with a parked block
     x.ctr = wk.ctr.data();
     x.samples = wk.samples.data();
-    // Shared memory starts as a poison pattern, so reading it before writing is visible. (A parked
-    // block took the worker's buffers with it: allocate new ones.)
+    // Shared memory starts as a poison pattern, so reading it before writing is visible.
     wk.shared.assign(shared_size, uint8_t(0xff));
-    if (wk.race.size() != (shared_size + 3) / 4 + 4) wk.race.assign((shared_size + 3) / 4 + 4, RaceWord{});
     x.shared = wk.shared.data();
     x.shared_size = shared_size;
+    const size_t words = (shared_size + 3) / 4 + 4;
+    if (wk.race.size() != words) wk.race.assign(words, RaceWord{});
     x.race = wk.race.data();
+    if (wk.async.size() != words) wk.async.assign(words, 0);
+    x.async = wk.async.data();
+    x.async_words = 0;  // the last block dropped its copies
     x.epoch = ++wk.epoch;
     x.local_per_lane = K.max_depot;
     wk.local.assign(size_t(nwarps) * 32 * K.max_depot, 0);
@@ -348,15 +383,55 @@ struct Launch {
         break;
       }
       x.epoch = ++wk.epoch;
+      uint32_t release = 0;
       for (uint32_t i = 0; i < nwarps; ++i)
-        if (wk.warps[i].state == WarpState::AtBarrier) wk.warps[i].state = WarpState::Running;
+        if (wk.warps[i].state == WarpState::AtBarrier) release = std::max(release, wk.warps[i].t_arrive);
+      release += lp.latency.barrier;
+      for (uint32_t i = 0; i < nwarps; ++i)
+        if (wk.warps[i].state == WarpState::AtBarrier) {
+          wk.warps[i].state = WarpState::Running;
+          wk.warps[i].t_floor = wk.warps[i].t_arrive = release;
+        }
     }
     return true;
   }
 
-  // A finished (or failed) block's printf output and error, kept for the merge.
-  void finish_block(Worker& wk, Exec& x) {
+  // A finished (or failed) block's time, partly written sectors, printf output and error, kept for
+  // the merge. pair: 0 for the first block of a pair of launch-order neighbours, 1 for the second,
+  // whose partner is the first. (When blocks park, the second may finish first: its sectors are
+  // then compared with no neighbour's.)
+  void finish_block(Worker& wk, Exec& x, int pair, uint64_t partner) {
     const uint64_t b = x.block_linear;
+    uint32_t cycles = 0;
+    for (uint32_t i = 0; i < nwarps; ++i)
+      cycles = std::max({cycles, wk.warps[i].t_done, wk.warps[i].t_arrive, wk.warps[i].issued});
+    ++wk.blocks;
+    wk.cycles_sum += cycles;
+    wk.cycles_max = std::max<uint64_t>(wk.cycles_max, cycles);
+    // Sectors the block leaves incomplete: what its stores write of them adds up to less than 32.
+    wk.partial_writes += wk.partial_cur.size();
+    std::sort(wk.partial_cur.begin(), wk.partial_cur.end());
+    size_t kept = 0;
+    for (size_t i = 0; i < wk.partial_cur.size();) {
+      const uint64_t sector = wk.partial_cur[i] >> 6;
+      uint32_t bytes = 0;
+      for (; i < wk.partial_cur.size() && wk.partial_cur[i] >> 6 == sector; ++i) bytes += uint32_t(wk.partial_cur[i] & 63);
+      if (bytes < 32) wk.partial_cur[kept++] = sector;
+    }
+    wk.partial_cur.resize(kept);
+    if (pair == 0) {
+      wk.partial_first += wk.partial_cur.size();
+      wk.partial_prev.swap(wk.partial_cur);
+      wk.prev_block = b;
+    } else {
+      if (wk.prev_block == partner)
+        for (uint64_t sector : wk.partial_cur)
+          wk.partial_next += std::binary_search(wk.partial_prev.begin(), wk.partial_prev.end(), sector);
+      wk.partial_prev.clear();
+      wk.prev_block = ~0ull;
+    }
+    // Copies never waited for leave no marks for the next block's race check.
+    for (uint32_t i = 0; i < nwarps; ++i) x.drop_copies(wk.warps[i]);
     if (!x.printf_out.empty()) wk.printf_out.push_back({b, std::move(x.printf_out)});
     if (x.failed && b < wk.error_block) {
       wk.has_error = true;
@@ -367,42 +442,63 @@ struct Launch {
     }
   }
 
-  void park(Worker& wk, Exec& x) {
-    wk.parked.push_back(ParkedBlock{x, std::move(wk.warps), std::move(wk.shared), std::move(wk.local), std::move(wk.race)});
+  void park(Worker& wk, Exec& x, int pair, uint64_t partner) {
+    wk.parked.push_back(ParkedBlock{x, pair, partner, std::move(wk.warps), std::move(wk.shared), std::move(wk.local),
+                                    std::move(wk.race), std::move(wk.async), std::move(wk.partial_cur)});
   }
 
-  void resume(Worker& wk, Exec& x) {
+  void resume(Worker& wk, Exec& x, int& pair, uint64_t& partner) {
     ParkedBlock& pb = wk.parked.front();
     x = pb.x;  // its pointers still name pb's buffers, which move back unchanged
+    pair = pb.pair;
+    partner = pb.partner;
     wk.warps = std::move(pb.warps);
     wk.shared = std::move(pb.shared);
     wk.local = std::move(pb.local);
     wk.race = std::move(pb.race);
+    wk.async = std::move(pb.async);
+    wk.partial_cur = std::move(pb.partial);
     wk.parked.pop_front();
   }
 
-  // New blocks first while there are any (one of them may be what a parked block waits for), then
-  // the parked blocks in turn. A block that only ever parks is caught by the watchdog here, since
-  // its warps never run long enough to reach the check in run_warp.
+  // Blocks come two at a time (a pair of launch-order neighbours runs on one worker). New blocks
+  // first while there are any (one of them may be what a parked block waits for), then the parked
+  // blocks in turn. A block that only ever parks is caught by the watchdog here, since its warps
+  // never run long enough to reach the check in run_warp.
   void worker(Worker& wk, uint64_t nblocks) {
     wk.ctr.assign(P.code.size(), InstrCounters{});
     wk.samples.assign(P.lines.size(), SampleSlot{});
+    const uint64_t count = order.empty() ? nblocks : order.size();
+    uint64_t k = 0, k_end = 0;  // the fetched pair's launch-order indices not begun yet
     bool more = true;
     Exec x;
+    int pair = 0;
+    uint64_t partner = ~0ull;
     for (;;) {
       if (stop) break;
       if (more && wk.parked.size() < kMaxParked) {
-        uint64_t b = next.fetch_add(1);
-        if (b >= nblocks || b > min_failed.load()) {
+        if (k == k_end) {
+          k = next.fetch_add(2);
+          k_end = std::min(k + 2, count);
+          if (k >= count) {
+            more = false;
+            continue;
+          }
+        }
+        const uint64_t b = order.empty() ? k : order[k];
+        pair = (k & 1) ? 1 : 0;
+        partner = pair ? (order.empty() ? k - 1 : order[k - 1]) : ~0ull;
+        ++k;
+        if (b > min_failed.load()) {
           more = false;
           continue;
         }
         begin_block(wk, x, b);
       } else if (!wk.parked.empty()) {
-        resume(wk, x);
+        resume(wk, x, pair, partner);
+        if (x.block_linear > min_failed.load()) continue;  // a lower block failed: its error is the one reported
         if (std::chrono::duration<double>(Clock::now() - t0).count() > lp.watchdog_seconds) {
           stop = true;
-          Warp& w = wk.warps[0];
           char buf[160];
           snprintf(buf, sizeof buf, "the kernel ran longer than the %.3g s watchdog (blocks wait for each other forever?)",
                    lp.watchdog_seconds);
@@ -412,15 +508,15 @@ struct Launch {
                      P.code[wk.warps[i].stack.back().pc]);
               break;
             }
-          if (!x.failed) x.fail("watchdog", buf, w, 0, P.code[K.begin]);
-          finish_block(wk, x);
+          if (!x.failed) x.fail("watchdog", buf, wk.warps[0], 0, P.code[K.begin]);
+          finish_block(wk, x, pair, partner);
           break;
         }
       } else {
         break;
       }
-      if (run_block(wk, x)) finish_block(wk, x);
-      else park(wk, x);
+      if (run_block(wk, x)) finish_block(wk, x, pair, partner);
+      else park(wk, x, pair, partner);
     }
   }
 };
@@ -434,25 +530,64 @@ const char* kMetricNames[] = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum", "smsp__inst_executed_op_shared_atom.sum",
-    "smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_global_st.sum", "smsp__inst_executed.sum"};
+    "smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_global_st.sum", "smsp__inst_executed.sum",
+    // tensor-core programs (sim/engine/README.md, "Tensor cores")
+    "smsp__inst_executed_pipe_tensor_op_hmma.sum",
+    "smsp__sass_inst_executed_op_ldsm.sum", "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
+    "smsp__sass_inst_executed_op_stsm.sum", "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
+    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum",
+    "smsp__sass_inst_executed_op_ldgsts.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"};
 
 // The Nsight Compute metrics one instruction contributes.
+// Instructions count as the SASS issues them (issue.cpp): with their idle issues, and not at all
+// when ptxas merged them into their neighbour. Requests, sectors and wavefronts come from active
+// lanes only.
 void instr_metrics(const Instr& in, const InstrCounters& c, Metrics& m) {
-  if (!c.executed) return;
-  m["smsp__inst_executed.sum"] += c.executed;
+  if (!(c.executed + c.idle) || (in.issue & kIssuePaired)) return;
+  m["smsp__inst_executed.sum"] += c.executed + c.idle;
+  if (in.flags & kTensor) m["smsp__inst_executed_pipe_tensor_op_hmma.sum"] += c.executed * in.vec;
   if (in.cls != kMem) return;
+  auto shared = [&](const char* op) {  // LDSM, STSM, LDGSTS: SASS-level names
+    const std::string o = op;
+    m["smsp__sass_inst_executed_op_" + o + ".sum"] += c.s_inst;
+    m["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_" + o + ".sum"] += c.s_wavefronts;
+    m["smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_" + o + ".sum"] += c.s_wavefronts - c.s_ideal;
+  };
+  if (in.memop == kOpLdsm) { shared("ldsm"); return; }
+  if (in.memop == kOpStsm) { shared("stsm"); return; }
+  if (in.memop == kOpLdgsts) {
+    const std::string cache = (in.flags & kBypass) ? "bypass" : "access";
+    m["l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_" + cache + ".sum"] += c.g_requests;
+    m["l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_" + cache + ".sum"] += c.g_sectors;
+    m["smsp__sass_inst_executed_op_ldgsts.sum"] += c.s_inst;
+    m["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"] += c.s_wavefronts;
+    m["smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"] += c.s_wavefronts - c.s_ideal;
+    return;
+  }
   static const char* ops[] = {"ld", "st", "atom", "red"};
   const std::string op = ops[in.memop];
-  if (c.g_inst) {
+  // An idle issue has no address: it belongs to the instruction's state space, or to the one its
+  // executions resolved to (generic).
+  const bool in_shared = in.space == Space::Shared || (in.space == Space::Generic && c.s_inst && !c.g_inst);
+  const bool in_global = in.space == Space::Global || (in.space == Space::Generic && !in_shared);
+  const uint64_t g_inst = c.g_inst + (in_global ? c.idle : 0), s_inst = c.s_inst + (in_shared ? c.idle : 0);
+  if (g_inst) {
     m["l1tex__t_requests_pipe_lsu_mem_global_op_" + op + ".sum"] += c.g_requests;
     m["l1tex__t_sectors_pipe_lsu_mem_global_op_" + op + ".sum"] += c.g_sectors;
-    if (in.memop <= kOpSt) m["smsp__inst_executed_op_global_" + op + ".sum"] += c.g_inst;
+    if (in.memop <= kOpSt) m["smsp__inst_executed_op_global_" + op + ".sum"] += g_inst;
   }
-  if (c.s_inst) {
-    if (in.memop >= kOpAtom) {
-      m["smsp__inst_executed_op_shared_atom.sum"] += c.s_inst;
+  if (s_inst) {
+    if (in.flags & kMatrixLoad) {  // wmma.load.a/.b from shared memory: one LDSM
+      shared("ldsm");
+    } else if (in.memop >= kOpAtom) {
+      m["smsp__inst_executed_op_shared_atom.sum"] += s_inst;
     } else {
-      m["smsp__inst_executed_op_shared_" + op + ".sum"] += c.s_inst;
+      m["smsp__inst_executed_op_shared_" + op + ".sum"] += s_inst;
       m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_" + op + ".sum"] += c.s_wavefronts;
       m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op + ".sum"] += c.s_wavefronts - c.s_ideal;
     }
@@ -469,6 +604,10 @@ class PtxModule : public Module {
     return nullptr;
   }
   bool has_kernel(const std::string& name) const override { return kernel(name) != nullptr; }
+  std::string unsupported(const std::string& name) const override {
+    const Function* k = kernel(name);
+    return k ? k->unsupported : "";
+  }
   std::vector<uint64_t> param_sizes(const std::string& name) const override {
     const Function* k = kernel(name);
     if (!k) throw std::runtime_error("no kernel named " + name);
@@ -544,8 +683,19 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   uint64_t dyn_start = (K->shared_static + K->shared_align - 1) / K->shared_align * K->shared_align;
   L.shared_size = lp.dynamic_shared_bytes ? dyn_start + lp.dynamic_shared_bytes : K->shared_static;
 
+  if (lp.sample_blocks > 0 && lp.sample_blocks + 2 < nblocks) {
+    // Pairs of neighbours spread evenly from the first block to the last.
+    const uint64_t pairs = std::max<uint64_t>(1, lp.sample_blocks / 2);
+    for (uint64_t j = 0; j < pairs; ++j) {
+      const uint64_t first = pairs == 1 ? 0 : (nblocks - 2) * j / (pairs - 1);
+      if (!L.order.empty() && first <= L.order.back()) continue;
+      L.order.push_back(first);
+      L.order.push_back(first + 1);
+    }
+  }
+  const uint64_t to_run = L.order.empty() ? nblocks : L.order.size();
   int threads = lp.host_threads > 0 ? lp.host_threads : int(std::max(1u, std::thread::hardware_concurrency()));
-  threads = int(std::min<uint64_t>(uint64_t(threads), nblocks));
+  threads = int(std::min<uint64_t>(uint64_t(threads), (to_run + 1) / 2));
   std::vector<Worker> workers(static_cast<size_t>(threads));
   if (threads == 1) {
     L.worker(workers[0], nblocks);
@@ -564,9 +714,11 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   for (auto& w : workers) {
     for (size_t i = 0; i < ctr.size() && i < w.ctr.size(); ++i) {
       ctr[i].executed += w.ctr[i].executed;
+      ctr[i].idle += w.ctr[i].idle;
       ctr[i].g_inst += w.ctr[i].g_inst;
       ctr[i].g_requests += w.ctr[i].g_requests;
       ctr[i].g_sectors += w.ctr[i].g_sectors;
+      ctr[i].g_bytes += w.ctr[i].g_bytes;
       ctr[i].s_inst += w.ctr[i].s_inst;
       ctr[i].s_wavefronts += w.ctr[i].s_wavefronts;
       ctr[i].s_ideal += w.ctr[i].s_ideal;
@@ -581,16 +733,37 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   if (!out.empty()) fflush(stdout);
   if (err) rep.errors.push_back(err->error);
 
+  uint64_t blocks = 0, cycles_sum = 0, cycles_max = 0, partial_writes = 0, partial_first = 0, partial_next = 0;
+  for (auto& w : workers) {
+    blocks += w.blocks, cycles_sum += w.cycles_sum, cycles_max = std::max(cycles_max, w.cycles_max);
+    partial_writes += w.partial_writes, partial_first += w.partial_first, partial_next += w.partial_next;
+  }
+  rep.metrics["sim__st_partial_writes.sum"] = partial_writes;
+  rep.metrics["sim__blocks.sum"] = blocks;
+  rep.metrics["sim__block_cycles.sum"] = cycles_sum;
+  rep.metrics["sim__block_cycles.max"] = cycles_max;
+  rep.metrics["sim__st_partial_sectors.sum"] = partial_first;
+  rep.metrics["sim__st_partial_sectors_next.sum"] = partial_next;
+  uint64_t ld_bytes = 0, st_bytes = 0;
+  for (size_t pc = 0; pc < ctr.size(); ++pc) {
+    const Instr& in = P_.code[pc];
+    if (in.cls != kMem || !ctr[pc].g_inst) continue;
+    if (in.memop == kOpLd) ld_bytes += ctr[pc].g_bytes;
+    if (in.memop == kOpSt) st_bytes += ctr[pc].g_bytes;
+  }
+  rep.metrics["sim__global_ld_bytes.sum"] = ld_bytes;
+  rep.metrics["sim__global_st_bytes.sum"] = st_bytes;
+
   std::map<int, Metrics> by_line;
   for (int pc = K->begin; pc < int(P_.code.size()); ++pc) {
     const Instr& in = P_.code[pc];
-    if (!ctr[pc].executed) continue;
+    if (!ctr[pc].executed && !ctr[pc].idle) continue;
     instr_metrics(in, ctr[pc], rep.metrics);
     instr_metrics(in, ctr[pc], by_line[in.line_id]);
   }
   for (int pc = 0; pc < K->begin; ++pc) {
     const Instr& in = P_.code[pc];
-    if (!ctr[pc].executed) continue;
+    if (!ctr[pc].executed && !ctr[pc].idle) continue;
     instr_metrics(in, ctr[pc], rep.metrics);
     instr_metrics(in, ctr[pc], by_line[in.line_id]);
   }

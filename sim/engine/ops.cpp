@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "decode.h"
+#include "decode_util.h"
 #include "exec.h"
 #include "values.h"
 
@@ -517,7 +518,7 @@ Handler pick_mem_v(Ty t) {
     case Ty::S8: return &H<int8_t, V>::run;
     case Ty::U16: case Ty::B16: case Ty::F16: case Ty::BF16: return &H<uint16_t, V>::run;
     case Ty::S16: return &H<int16_t, V>::run;
-    case Ty::U32: case Ty::B32: case Ty::F32: case Ty::F16x2: return &H<uint32_t, V>::run;
+    case Ty::U32: case Ty::B32: case Ty::F32: case Ty::F16x2: case Ty::BF16x2: return &H<uint32_t, V>::run;
     case Ty::S32: return &H<int32_t, V>::run;
     case Ty::U64: case Ty::B64: case Ty::F64: case Ty::S64: return &H<uint64_t, V>::run;
     default: return nullptr;
@@ -700,74 +701,6 @@ static void h_nop(Exec&, Warp&, const Instr&, uint32_t) {}
 // Decoding helpers
 
 namespace {
-
-struct Mods {
-  const ParsedInstr& p;
-  std::vector<bool> used;
-  explicit Mods(const ParsedInstr& pi) : p(pi), used(pi.mods.size(), false) {}
-  bool has(const char* m) {
-    for (size_t i = 0; i < p.mods.size(); ++i)
-      if (p.mods[i] == m) { used[i] = true; return true; }
-    return false;
-  }
-  // The types named in the modifiers, in order.
-  std::vector<Ty> types() {
-    std::vector<Ty> t;
-    for (size_t i = 0; i < p.mods.size(); ++i) {
-      Ty x = parse_ty(p.mods[i]);
-      if (x != Ty::None) { t.push_back(x); used[i] = true; }
-    }
-    return t;
-  }
-  Ty type(DecodeCtx& c) {
-    auto t = types();
-    if (t.size() != 1) c.unsupported(p, "expected one type");
-    return t[0];
-  }
-  uint8_t rounding() {
-    static const std::map<std::string, uint8_t> r = {{"rn", kRn}, {"rz", kRz}, {"rm", kRm}, {"rp", kRp}, {"rni", kRni},
-                                                     {"rzi", kRzi}, {"rmi", kRmi}, {"rpi", kRpi}, {"rna", kRna}};
-    for (size_t i = 0; i < p.mods.size(); ++i) {
-      auto it = r.find(p.mods[i]);
-      if (it != r.end()) { used[i] = true; return it->second; }
-    }
-    return kRndDefault;
-  }
-  uint16_t float_flags() {
-    uint16_t f = 0;
-    if (has("ftz")) f |= kFtz;
-    if (has("sat")) f |= kSat;
-    if (has("approx") || has("full")) f |= kApprox;
-    return f;
-  }
-  // Every modifier must have been understood: an unknown one is unsupported, not ignored.
-  void done(DecodeCtx& c, std::initializer_list<const char*> ignorable = {}) {
-    for (size_t i = 0; i < p.mods.size(); ++i) {
-      if (used[i]) continue;
-      bool ok = false;
-      for (auto* g : ignorable) ok = ok || p.mods[i] == g;
-      if (!ok) c.unsupported(p, "modifier ." + p.mods[i]);
-    }
-  }
-};
-
-void need(DecodeCtx& c, const ParsedInstr& p, size_t n) {
-  if (p.ops.size() != n) c.unsupported(p, "expected " + std::to_string(n) + " operands");
-}
-void handler(DecodeCtx& c, const ParsedInstr& p, Instr& in, Handler h) {
-  if (!h) c.unsupported(p, "type not supported for this operation");
-  in.fn = h;
-}
-// d, a[, b[, c]] with every source of type t
-void operands(DecodeCtx& c, const ParsedInstr& p, Instr& in, Ty t, std::initializer_list<Ty> src_types = {}) {
-  in.d[0] = c.dst(p.ops[0]);
-  in.nd = 1;
-  for (size_t i = 1; i < p.ops.size(); ++i) {
-    Ty st = i - 1 < src_types.size() ? *(src_types.begin() + (i - 1)) : t;
-    in.a[i - 1] = c.src(p.ops[i], st);
-  }
-  in.na = uint8_t(p.ops.size() - 1);
-}
 
 // The type, rounding mode and float flags (.ftz, .sat, ...) of an arithmetic instruction, which
 // every arithmetic decoder reads the same way.
@@ -987,7 +920,7 @@ void dec_mov(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
 
 Space space_of(Mods& m) {
   if (m.has("global")) return Space::Global;
-  if (m.has("shared")) { m.has("cta"); return Space::Shared; }
+  if (m.has("shared") || m.has("shared::cta")) { m.has("cta"); return Space::Shared; }
   if (m.has("local")) return Space::Local;
   if (m.has("param")) return Space::Param;
   if (m.has("const")) return Space::Const;
@@ -1256,12 +1189,20 @@ void dec_match(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   X(activemask, dec_activemask) X(redux, dec_redux) X(match, dec_match)
 
 const std::vector<OpcodeRow>& opcode_table() {
-  static const std::vector<OpcodeRow> rows = {
+  static const std::vector<OpcodeRow> rows = [] {
+    std::vector<OpcodeRow> r = {
 #define X(name, dec) {#name, dec},
-      SIM_OPCODES(X)
+        SIM_OPCODES(X)
 #undef X
-  };
+    };
+    for (const OpcodeRow& t : tensor_opcode_rows()) r.push_back(t);
+    return r;
+  }();
   return rows;
+}
+const OpcodeRow* find_row(const ParsedInstr& p) {
+  if (const OpcodeRow* h = find_half_row(p)) return h;
+  return find_opcode(p.opcode);
 }
 const OpcodeRow* find_opcode(const std::string& name) {
   static const std::map<std::string, const OpcodeRow*> index = [] {
@@ -1275,6 +1216,7 @@ const OpcodeRow* find_opcode(const std::string& name) {
 std::vector<std::string> opcode_names() {
   std::vector<std::string> n;
   for (auto& r : opcode_table()) n.push_back(r.name);
+  for (auto& r : half_opcode_rows()) n.push_back(r.name);
   return n;
 }
 

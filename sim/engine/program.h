@@ -11,7 +11,7 @@
 
 namespace sim::eng {
 
-enum class Ty : uint8_t { None, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F16x2, BF16, F32, F64, Pred };
+enum class Ty : uint8_t { None, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F16x2, BF16, F32, F64, Pred, BF16x2, TF32 };
 int ty_bytes(Ty t);
 bool ty_is_float(Ty t);
 bool ty_is_signed(Ty t);
@@ -40,13 +40,27 @@ enum Special : uint16_t {
 constexpr uint64_t kSharedWindow = 0x00fe000000000000ull;
 constexpr uint64_t kLocalWindow = 0x00fd000000000000ull;
 
-enum MemOp : uint8_t { kOpLd, kOpSt, kOpAtom, kOpRed };
+enum MemOp : uint8_t { kOpLd, kOpSt, kOpAtom, kOpRed, kOpLdsm, kOpStsm, kOpLdgsts };
 
 // Rounding modifiers
 enum Rnd : uint8_t { kRndDefault, kRn, kRz, kRm, kRp, kRni, kRzi, kRmi, kRpi, kRna };
 // Instruction flags
 enum : uint16_t { kFtz = 1, kSat = 2, kApprox = 4, kUni = 8, kResultUnused = 16, kHi = 32, kWide = 64,
-                  kNc = 128, kVolatile = 256, kClamp = 512, kShiftAmt = 1024, kCC = 2048 };
+                  kNc = 128, kVolatile = 256, kClamp = 512, kShiftAmt = 1024, kCC = 2048,
+                  kBypass = 4096,     // cp.async.cg: L1 bypassed (ncu's ..._cache_bypass)
+                  kTensor = 8192,     // runs on the tensor pipe: Instr::vec is its HMMA count
+                  kMatrixLoad = 16384 // wmma.load.a/.b: from shared memory it is one LDSM
+};
+
+// How ptxas changes what a warp issues (issue.cpp sets these, the executor applies them).
+enum : uint8_t {
+  kIssueIfConverted = 1,  // a branch ptxas predicates away: its body is issued by every warp, the branch by none
+  kIssuePairLead = 2,     // the first of two shared accesses ptxas merges: one access of twice the width
+  kIssuePaired = 4,       // the second of them: no instruction of its own
+};
+
+// Latency class of an instruction for the critical-path estimate (timing.h, engine.h Latencies).
+enum : uint8_t { kLatNone, kLatAlu, kLatSfu, kLatShared, kLatGlobal, kLatWarp };
 
 struct Exec;
 struct Warp;
@@ -75,6 +89,8 @@ struct Instr {
   int32_t ipdom = -1;      // reconvergence pc of a branch (-1: the function's exit)
   int32_t line_id = 0;     // index into Program::lines
   int32_t func = 0;        // function this instruction belongs to
+  uint8_t issue = 0;       // kIssue* marks
+  uint8_t lat = kLatAlu;   // kLat* class
 };
 
 struct LineKey {
@@ -153,12 +169,17 @@ struct Program {
   uint64_t module_shared = 0;        // module-level .shared bytes (start of every block's window)
   std::vector<SharedVar> module_shared_vars;
   std::string unsupported;           // first unsupported construct, when deferred to launch
+  std::vector<std::vector<uint16_t>> slot_lists;  // operand lists longer than Instr's (mma, wmma)
 };
 
 // Parses and decodes; throws std::runtime_error("unsupported PTX: ...").
 void build_program(const std::string& ptx, Program& out);
 
-// The opcode table: every row's name, for the test that walks it.
+// Marks the instructions whose issue ptxas changes (issue.cpp); build_program calls it.
+void model_issue(Program& P);
+
+// The opcode table: every row's name, for the test that walks it (half-precision rows included,
+// named "add.half" and so on).
 std::vector<std::string> opcode_names();
 
 }  // namespace sim::eng

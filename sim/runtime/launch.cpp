@@ -61,6 +61,25 @@ cudaError_t launch(KernelRecord* k, dim3 grid, dim3 block, void** args, size_t s
     return fail(cudaErrorInvalidDeviceFunction);
   }
 
+  // PTX the simulator cannot run: the launch fails as a GPU's does when its driver cannot compile
+  // the module (cudaErrorInvalidPtx, not sticky), and the reason quotes the PTX line.
+  const std::string missing = module.unsupported(k->name);
+  if (!missing.empty()) {
+    fprintf(stderr, "drills-sim: cannot run kernel %s: %s (cudaErrorInvalidPtx)\n", k->demangled.c_str(),
+            missing.c_str());
+    sim::LaunchReport r;
+    r.kernel = k->name;
+    r.grid = to_sim(grid);
+    r.block = to_sim(block);
+    sim::SimError err;
+    err.kind = "unsupported";
+    err.message = missing;
+    r.errors.push_back(err);
+    report_launch(k->demangled, r);
+    report_unsupported(missing);
+    return fail(cudaErrorInvalidPtx);
+  }
+
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 ||
       block.z > 64 || threads > 1024)
@@ -102,6 +121,8 @@ cudaError_t launch(KernelRecord* k, dim3 grid, dim3 block, void** args, size_t s
   p.args = args;
   p.host_threads = r.host_threads;
   p.watchdog_seconds = r.watchdog_seconds;
+  p.sample_blocks = r.sample_blocks;
+  p.latency = r.latency;
 
   sim::LaunchReport report;
   const double start = now_seconds();

@@ -48,11 +48,37 @@ std::string demangle(const std::string& mangled) {
   return out;
 }
 
+// "alu=5,global=1000": the named fields of sim::Latencies; anything else is ignored.
+void parse_latencies(const char* text, sim::Latencies& l) {
+  if (!text) return;
+  std::string s(text);
+  for (size_t at = 0; at < s.size();) {
+    size_t end = s.find(',', at);
+    if (end == std::string::npos) end = s.size();
+    const std::string item = s.substr(at, end - at);
+    const size_t eq = item.find('=');
+    if (eq != std::string::npos) {
+      const std::string key = item.substr(0, eq);
+      const uint32_t v = uint32_t(strtoul(item.c_str() + eq + 1, nullptr, 10));
+      if (key == "alu") l.alu = v;
+      else if (key == "sfu") l.sfu = v;
+      else if (key == "shared") l.shared = v;
+      else if (key == "global") l.global = v;
+      else if (key == "warp") l.warp = v;
+      else if (key == "barrier") l.barrier = v;
+      else if (key == "loads" && v > 0) l.loads = v;
+    }
+    at = end + 1;
+  }
+}
+
 }  // namespace
 
 Runtime::Runtime() : device(device_model()) {
   host_threads = env_int("DRILLS_SIM_THREADS", 0);
   watchdog_seconds = env_double("DRILLS_SIM_WATCHDOG", 60.0);
+  sample_blocks = uint64_t(env_int("DRILLS_SIM_SAMPLE_BLOCKS", 0));
+  parse_latencies(getenv("DRILLS_SIM_LATENCY"), latency);
 }
 
 Runtime& rt() {

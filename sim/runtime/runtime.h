@@ -69,6 +69,8 @@ class Runtime {
   const DeviceModel& device;
   int host_threads = 0;
   double watchdog_seconds = 60;
+  uint64_t sample_blocks = 0;       // DRILLS_SIM_SAMPLE_BLOCKS: the time model's sampled launches
+  sim::Latencies latency;           // DRILLS_SIM_LATENCY="alu=5,global=1000,...": its latencies
 
   std::vector<std::unique_ptr<ModuleRecord>> modules;
   std::unordered_map<const void*, KernelRecord*> kernels;   // by host stub

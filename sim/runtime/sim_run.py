@@ -7,7 +7,11 @@ DIR holds libdrills_cudart_sim.so (the build tree's sim/runtime, or $DRILLS_SIM_
 program's stdout, stderr and exit code pass through; the result object is
 
     {"version": 1, "exit_code": N, "launches": [{kernel, mangled, grid, block, seconds, metrics,
-     lines, errors}, ...], "events": [other report records: host faults, unsupported calls]}
+     lines, errors, predicted}, ...], "events": [other report records: host faults, unsupported calls]}
+
+where predicted is the time model's {"gpu": "H200", "seconds", "bound": "dram" | "l2" | "shared" |
+"issue" | "latency", "bounds", "occupancy", ...} (sim/model/predict.py; seconds null, with a reason,
+where the model gives no number).
 
 with launches in launch order. The judge's `sim-run` subcommand uses build_command(), run() and
 result_from_report() from here.
@@ -64,6 +68,22 @@ def result_from_report(exit_code: int, records: list[dict]) -> dict:
     return {"version": 1, "exit_code": exit_code, "launches": launches, "events": events}
 
 
+MODEL = Path(__file__).resolve().parent.parent / "model"
+
+
+def predict(result: dict, executable: Path, gpu: str = "H200") -> dict:
+    """Adds the time model's "predicted": {"gpu", "seconds", "bound", ...} to every launch
+    (sim/model/predict.py); a launch it cannot speak for gets "seconds": null and a reason."""
+    import runpy
+    try:
+        resources = runpy.run_path(str(MODEL / "resources.py"))["kernel_resources"](executable)
+        runpy.run_path(str(MODEL / "predict.py"))["annotate"](result, gpu, resources)
+    except Exception as e:  # the counters stand without a prediction
+        for launch in result.get("launches", []):
+            launch["predicted"] = {"gpu": gpu, "seconds": None, "bound": None, "reason": f"time model failed: {e}"}
+    return result
+
+
 def run(executable: Path, args: list[str], env: dict | None = None, timeout: float | None = None,
         **popen) -> dict:
     """Runs the built program with a fresh report file; its output goes where popen says
@@ -101,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(build.stdout)
             sys.stderr.write(f"sim-run: nvcc failed to build {opts.program}\n")
             return EXIT_BUILD_FAILED
-        result = run(exe, program_args)
+        result = predict(run(exe, program_args), exe)
 
     if opts.json:
         text = json.dumps(result, indent=1)

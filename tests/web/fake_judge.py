@@ -48,16 +48,28 @@ def counters(file: str, text: str, width: int) -> list:
     the tile is `width` = 33 words wide, 32-way conflicts when it is 32."""
     load_line, read_line = line_of(text, "= x["), line_of(text, "= tile[")
     conflict = 1 if width == 33 else 32
+    # As the real judge reports them (drills/pipeline/counters.py): requests, cost per request and
+    # its ideal per op, besides the raw metrics and one warp's sample.
     lines = [
         {"file": file, "line": load_line,
          "metrics": {**metrics("global", "ld", 1024, 4), **metrics("shared", "st", 1024, 1)},
-         "sample": sample("global", "ld", [GLOBAL_BASE + 128 + 4 * lane for lane in range(32)])},
+         "sample": sample("global", "ld", [GLOBAL_BASE + 128 + 4 * lane for lane in range(32)]),
+         "requests": {"global_ld": 1024, "shared_st": 1024}, "per_request": {"global_ld": 4.0, "shared_st": 1.0},
+         "ideal": {"global_ld": 4.0, "shared_st": 1.0}},
         {"file": file, "line": read_line,
          "metrics": {**metrics("shared", "ld", 1024, conflict), **metrics("global", "st", 1024, 4)},
-         "sample": sample("shared", "ld", [4 * (lane * width) for lane in range(32)])},
+         "sample": sample("shared", "ld", [4 * (lane * width) for lane in range(32)]),
+         "requests": {"shared_ld": 1024, "global_st": 1024}, "per_request": {"shared_ld": float(conflict), "global_st": 4.0},
+         "ideal": {"shared_ld": 1.0, "global_st": 4.0}},
     ]
-    return [{"kernel": "transpose_tiled_kernel(float const*, float*, int, int)", "grid": [2, 2, 1],
-             "block": [32, 8, 1], "shape": [64, 64], "metrics": {}, "lines": lines}]
+    return [{"entry": "transpose_tiled", "kernel": "transpose_tiled_kernel(float const*, float*, int, int)",
+             "grid": [2, 2, 1], "block": [32, 8, 1], "shape": [64, 64], "metrics": {}, "static_shared_bytes": 4 * 32 * width,
+             "lines": lines}]
+
+
+def check(id: str, status: str, message: dict) -> dict:
+    return {"id": id, "status": status, "severity": "fail", "title": message, "message": message,
+            "entry": "transpose_tiled", "shape": [1024, 2048], "diagnosis": "", "lines": []}
 
 
 def result(number: int, file: str, text: str) -> dict:
@@ -68,18 +80,19 @@ def result(number: int, file: str, text: str) -> dict:
     if tiled and barrier:
         width = 33 if re.search(r"tile\[TILE\]\[TILE \+ 1\]|\[33\]", text) else 32
         tests = [{"name": f"tiled_{m}x{n}", "status": "pass", "message": "", "shape": [m, n], "variant": "transpose_tiled",
-                  "mismatches": "", "evidence": {}} for m, n in SHAPES]
+                  "mismatches": "", "evidence": {}, "source": "gtest"} for m, n in SHAPES]
         return {**base, "status": "pass", "message": {"zh": "通过：全部 4 个用例正确。", "en": "Passed: all 4 cases correct."},
                 "tests": tests,
-                "checks": [{"id": "shared-memory-used", "status": "pass", "message": {"zh": "用到了共享内存", "en": "shared memory is used"}},
-                           {"id": "no-bank-conflicts", "status": "pass" if width == 33 else "fail",
-                            "message": {"zh": "按列读 tile 没有 bank 冲突", "en": "reading the tile down a column is conflict-free"}}],
+                "checks": [check("shared-memory-used", "pass", {"zh": "用到了共享内存", "en": "shared memory is used"}),
+                           check("no-bank-conflicts", "pass" if width == 33 else "fail",
+                                 {"zh": "按列读 tile 没有 bank 冲突", "en": "reading the tile down a column is conflict-free"})],
                 "counters": counters(file, text, width)}
     if tiled:
         line = line_of(text, "= tile[")
         tests = [{"name": f"tiled_{m}x{n}", "status": "fail" if m > 1 else "pass", "message": "",
                   "shape": [m, n], "variant": "transpose_tiled",
-                  "mismatches": "[0, 8] expected 8 got -1" if m > 1 else "", "evidence": {"wrong": "7"}} for m, n in SHAPES]
+                  "mismatches": "[0, 8] expected 8 got -1" if m > 1 else "", "evidence": {"wrong": "7"},
+                  "source": "gtest"} for m, n in SHAPES]
         return {**base, "status": "fail",
                 "message": {"zh": f"未通过：第 {line} 行共享内存竞争。", "en": f"Failed: a shared-memory race at line {line}."},
                 "tests": tests,
@@ -88,7 +101,8 @@ def result(number: int, file: str, text: str) -> dict:
                                            "en": f"Shared-memory race at line {line}: block (0,0,0) thread (1,1,0) read data another warp wrote with no __syncthreads() between."}}],
                 "counters": counters(file, text, 33)}
     tests = [{"name": f"tiled_{m}x{n}", "status": "fail", "message": "", "shape": [m, n], "variant": "transpose_tiled",
-              "mismatches": "[0, 0] expected 0 got nan (never written)", "evidence": {"unwritten": str(m * n)}} for m, n in SHAPES]
+              "mismatches": "[0, 0] expected 0 got nan (never written)", "evidence": {"unwritten": str(m * n)},
+              "source": "gtest"} for m, n in SHAPES]
     return {**base, "status": "fail", "message": {"zh": "未通过：输出没有被写入。", "en": "Failed: the output was never written."},
             "tests": tests}
 

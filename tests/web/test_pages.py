@@ -42,7 +42,7 @@ def test_problem_page_renders_the_chapter_and_three_figures_at_their_markers(pag
 def test_math_is_typeset_when_katex_is_installed(page, server):
     open_problem(page, server)
     if page.evaluate("() => !window.katex"):
-        pytest.skip("libjs-katex is not installed: math stays as plain TeX")
+        pytest.fail("libjs-katex is not installed: run `bash practice/setup.sh --tests`", pytrace=False)
     # C3 has no formulas today; typeset one the way the chapter's would be (chapter.py's markup).
     html = page.evaluate("""() => {
         const box = document.createElement('div');
@@ -122,8 +122,8 @@ def test_narrow_window_shows_one_pane_at_a_time(browser, server):
 
 
 def test_every_problem_in_the_manifest_has_a_working_page(page, server):
-    from drills import catalog
-    for number in sorted(catalog.load()):
+    from drills import manifest
+    for number in sorted(manifest.load()):
         page.goto(f"{server.origin}/p/{number}")
         page.wait_for_selector(".CodeMirror")
         assert page.locator("#chapter").inner_text().strip(), number   # the chapter, or a note that it is missing

@@ -39,7 +39,7 @@ def test_judge_py_serve_prints_the_tokened_url_and_serves(workspace):
 
 @pytest.fixture
 def real_server(workspace):
-    from drills.toolchain import backend_unavailable, pick_backend
+    from drills.pipeline.toolchain import backend_unavailable, pick_backend
     why = backend_unavailable(pick_backend("auto"))
     if why:
         pytest.skip(f"the real judge cannot run here: {why}")

@@ -19,12 +19,8 @@
   });
   function narrow() { return window.matchMedia("(max-width: 900px)").matches; }
 
-  D.renderChapter(chapter);
-  chapter.querySelectorAll(".figure[data-figure]").forEach(function (node) {
-    const make = D.figures[node.getAttribute("data-figure")];
-    if (make) make(node);
-    else node.appendChild(D.el("p", { class: "note", text: D.t("unknown_figure", { name: node.getAttribute("data-figure") }) }));
-  });
+  D.mountChapter(chapter);
+  D.followLang(chapter, P.number);
 
   const editor = D.makeEditor($("editor"), P.text, {
     change: function () { setState(editor.isClean() ? "" : "unsaved"); },

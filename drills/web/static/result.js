@@ -109,10 +109,12 @@
     if ((result.tests || []).length) container.appendChild(section("tests", testsBlock(result.tests)));
 
     if ((result.checks || []).length) {
-      const marks = { pass: "✓", fail: "✗", skip: "–" };
+      // error: the check could not be measured (never a pass); a note teaches without failing the verdict.
+      const marks = { pass: "✓", fail: "✗", error: "?" };
       container.appendChild(section("checks", el("ul", { class: "checks" }, result.checks.map(function (c) {
-        return el("li", { class: "check check-" + c.status, "data-id": c.id },
-          el("span", { class: "mark", text: marks[c.status] || "?" }), " ", el("code", { text: c.id }), " ", el("span", { text: text(c.message) }));
+        const note = c.severity === "note" && c.status !== "pass";
+        return el("li", { class: "check check-" + c.status + (note ? " check-note" : ""), "data-id": c.id },
+          el("span", { class: "mark", text: note ? "!" : (marks[c.status] || "?") }), " ", el("code", { text: c.id }), " ", el("span", { text: text(c.message) }));
       }))));
     }
 
@@ -158,6 +160,8 @@
   // A run has dozens of cases, most of them passing or skipped: count them all, list the ones that
   // did not pass, and keep the full table one click away.
   function testsBlock(tests) {
+    // Cases of variants the file does not define are the reference's, not the learner's (absent).
+    tests = tests.filter(function (t) { return !t.absent; });
     const counts = { pass: 0, fail: 0, error: 0, skip: 0 };
     tests.forEach(function (t) { counts[t.status] = (counts[t.status] || 0) + 1; });
     const summary = el("p", { class: "tests-summary", "data-testid": "tests-summary" },

@@ -52,7 +52,7 @@ std::vector<float> iota_floats(size_t n) {
   return v;
 }
 
-// --- C3 transposes against the H200 anchors (shared/anchors/h200-transpose.md), M=1024 N=2048
+// --- C3 transposes against Nsight Compute on an H200 (sim/validation/h200-ncu.json, c3_transpose), M=1024 N=2048
 
 struct TransposeRun {
   sim::LaunchReport rep;
@@ -638,7 +638,10 @@ TEST(Checks, UnsupportedInstructionIsNamed) {
   auto r = m->launch(lp, mem);
   auto e = one_error(r);
   EXPECT_EQ(e.kind, "unsupported");
-  EXPECT_NE(e.message.find("unsupported PTX: frobnicate.b32 %r1, %r2"), std::string::npos) << e.message;
+  // The message quotes the instruction and its line in the PTX text.
+  EXPECT_NE(e.message.find("unsupported PTX: `frobnicate.b32 %r1, %r2` (PTX line "), std::string::npos) << e.message;
+  EXPECT_EQ(m->unsupported("k"), e.message.substr(0, e.message.find(" (in kernel")));
+  EXPECT_EQ(m->unsupported("ok"), "");
   lp.kernel = "ok";
   EXPECT_TRUE(m->launch(lp, mem).errors.empty());
   std::string ptx2 = std::string(kHeader) + ".visible .entry k()\n{\n .reg .b32 %r<4>;\n add.cc.u32 %r1, %r2, %r3;\n ret;\n}\n";

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "covered_rows.h"
 #include "program.h"
 #include "test_memory.h"
 
@@ -175,6 +176,7 @@ TEST(Opcodes, EveryCase) {
 TEST(Opcodes, TableIsCovered) {
   std::set<std::string> covered;
   for (const Case& c : kCases) covered.insert(c.row);
+  for (const auto& [row, tests] : simtest::covered_rows()) covered.insert(row);  // tensor_test.cpp, half_test.cpp
   for (const std::string& row : sim::eng::opcode_names()) EXPECT_TRUE(covered.count(row)) << "no test for opcode row " << row;
 }
 

@@ -12,9 +12,9 @@ SAMPLE = HERE / "sim_run_sample.cu"
 STUB = os.environ.get("DRILLS_SIM_ENGINE_STUB") == "1"
 
 
-def sim_run(tmp_path, *program_args):
+def sim_run(tmp_path, *program_args, sample=SAMPLE):
     out = tmp_path / "result.json"
-    proc = subprocess.run([sys.executable, str(SIM_RUN), str(SAMPLE), "--json", str(out), "--",
+    proc = subprocess.run([sys.executable, str(SIM_RUN), str(sample), "--json", str(out), "--",
                            *program_args], capture_output=True, text=True, timeout=300)
     return proc, json.loads(out.read_text())
 
@@ -50,3 +50,19 @@ def test_host_dereference_of_device_memory(tmp_path):
     assert "(cudaMalloc #1 (4000 bytes) + 20)" in proc.stderr
     (event,) = result["events"]
     assert event["event"] == "host-deref-device-pointer" and event["offset"] == 20
+
+
+def test_kernel_with_unsupported_ptx_fails_its_launch_and_names_the_line(tmp_path):
+    if STUB:
+        return
+    proc, result = sim_run(tmp_path, sample=HERE / "sim_run_unsupported.cu")
+    assert proc.returncode == 0, proc.stderr
+    # As when a GPU's driver cannot compile a module: the launch fails, nothing ran, not sticky.
+    assert "launch: cudaErrorInvalidPtx" in proc.stdout
+    assert "sync: cudaSuccess" in proc.stdout and "after the failed launch: 0" in proc.stdout
+    assert "plain: cudaSuccess" in proc.stdout and "after plain: 2" in proc.stdout
+    assert "drills-sim: cannot run kernel profiled(int*): unsupported PTX: `pmevent 1` (PTX line " in proc.stderr
+    failed, plain = result["launches"]
+    assert failed["errors"][0]["kind"] == "unsupported" and "pmevent" in failed["errors"][0]["message"]
+    assert plain["errors"] == []
+    assert any(e["event"] == "unsupported" and "pmevent" in e["what"] for e in result["events"])

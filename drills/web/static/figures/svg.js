@@ -22,7 +22,7 @@
 
   // One hue per bank (or sector), spread round the colour wheel; light enough to read a number on.
   D.hue = function (i, n, light) {
-    return "hsl(" + Math.round((i * 360) / n) % 360 + ", 65%, " + (light || 78) + "%)";
+    return "hsl(" + Math.round((i * 360) / n) % 360 + ", 65%, " + (light || 80) + "%)";
   };
 
   // An arrowhead for line ends (marker-end="url(#id)"), in one colour: one marker per colour used.

@@ -1,0 +1,116 @@
+"""On a GPU, the simulator names what went wrong: the same file, built for the simulator, runs the
+same test cases there, and what its checks find (a shared-memory race with both lines and threads,
+an out-of-bounds access with its allocation and offset, a barrier in a divergent branch, a wrong
+shuffle mask, host code dereferencing a device pointer, the line where a kernel never finishes) is
+attached to the GPU's result, each diagnosis marked as found by a replay on the simulator.
+
+The verdict is the GPU's: its cases, its timings, its crash or its hang. One addition, so that
+both backends teach alike: a defect the replay finds in cases the GPU passed (an out-of-bounds
+read that happened to land in mapped memory, a race the GPU's scheduling happened to hide) is a
+fail, as it is on the simulator (drills/pipeline/verdict.py).
+
+The replay runs side by side with the GPU's cases (the simulator build is made anyway for the
+technique checks), so a correct file pays nothing for it on a machine with spare cores; when
+the GPU run stopped or crashed in a case, that case is replayed on its own first if the side run
+did not already cover it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import diagnose, gtestrun
+from ..manifest import Problem
+from ..messages import say
+from ..result import Result
+
+# What a replay may add: the simulator's run-time findings. `unsupported` is the simulator's limit,
+# not the learner's mistake, and a GPU that ran the code has nothing to learn from it.
+FINDINGS = ("missing-barrier", "out-of-bounds", "vec4-tail-overrun", "misaligned-vector-access",
+            "barrier-in-divergent-branch", "wrong-shuffle-mask", "host-deref-device-pointer", "timeout", "deadlock")
+# Findings that are wrong whatever the GPU's outputs were.
+DEFECTS = frozenset({"missing-barrier", "out-of-bounds", "vec4-tail-overrun", "misaligned-vector-access",
+                     "barrier-in-divergent-branch", "wrong-shuffle-mask"})
+
+
+def public_filter(problem: Problem, case: str) -> str:
+    """A GoogleTest filter for `case` as the simulator build has it: a GPU-only shape
+    (`..._8192x8192`) becomes the same variant at every public shape."""
+    m = re.match(r"(?P<head>.+/)?(?P<variant>[A-Za-z0-9_]+?)_(?P<m>\d+)x(?P<n>\d+)$", case)
+    if not m:
+        return case
+    public = {tuple(s) for s in problem.shapes}
+    if (int(m["m"]), int(m["n"])) in public:
+        return case
+    return f"{m['head'] or ''}{m['variant']}_*"
+
+
+def covered(sim_run, case: str) -> bool:
+    """The side run reached `case` (or its variant) and saw it go wrong."""
+    if not case:
+        return True
+    variant = case.rsplit("_", 1)[0]
+    return any(t["status"] in ("fail", "error") and (t["name"].endswith(case) or variant in t["name"])
+               for t in sim_run.tests) or bool(sim_run.running)
+
+
+def findings(problem: Problem, shown: str, sim_runs: list, binaries) -> list[dict]:
+    """The simulator's run-time diagnoses from the replay runs, facts and message as the simulator
+    backend words them, each marked {"replay": {...}}."""
+    scratch = Result(problem=problem.number, file=shown)
+    for run in sim_runs:
+        for event in run.sim_events:
+            diagnose._from_sim_event(problem, scratch, event, binaries)
+    case = next((t["name"] for run in sim_runs for t in run.tests if t["status"] in ("fail", "error")), "") \
+        or next((r.running for r in sim_runs if r.running), "")
+    out = []
+    for d in scratch.diagnoses:
+        if d["id"] not in FINDINGS:
+            continue
+        d["replay"] = {"tool": "simulator", "case": _short(case)}
+        d["message"] = say("diagnosis.replayed", finding=d["message"], case=_short(case) or "-")
+        out.append(d)
+    return out
+
+
+def _short(name: str) -> str:
+    """GoogleTest's case name as it prints it (the judge's rows prefix the suite once more)."""
+    return name or ""
+
+
+def attach(problem: Problem, result: Result, found: list[dict], gpu_runs: list) -> None:
+    """Add the replay's findings to the GPU's result. A finding with a line replaces the GPU run's
+    own diagnosis of the same id when that one has none (the GPU's watchdog knows the case that
+    hung, the replay knows the line)."""
+    gpu_case = next((r.running for r in gpu_runs if r.running), "")
+    gpu_stop = next((r.stopped_after for r in gpu_runs if r.stopped), 0.0)
+    for d in found:
+        same = next((x for x in result.diagnoses if x["id"] == d["id"]), None)
+        if same is not None:
+            if same.get("line") or not d.get("line"):
+                continue
+            result.diagnoses.remove(same)
+        if d["id"] == "timeout" and gpu_case:
+            d["message"] = say("diagnosis.timeout-gpu-replayed", case=_short(gpu_case), seconds=gpu_stop,
+                               finding=d["message"]["facts"]["finding"])
+        result.diagnoses.append(d)
+    diagnose.order(problem, result)
+
+
+def gpu_stop_diagnosis(result: Result, runs: list) -> None:
+    """The GPU's own words for a run its watchdog stopped: which case, after how long."""
+    for run in runs:
+        if run.timed_out and run.running:
+            result.diagnoses[:] = [d for d in result.diagnoses if d["id"] != "timeout"]
+            result.diagnose("timeout", key="diagnosis.timeout-gpu", case=_short(run.running), seconds=run.stopped_after)
+            return
+
+
+def defects_in_passing_cases(result: Result) -> list[dict]:
+    """Replay findings the GPU's outputs did not show."""
+    return [d for d in result.diagnoses if d.get("replay") and d["id"] in DEFECTS]
+
+
+def limits_for_case() -> gtestrun.Limits:
+    """A replay of one case: the simulator's own watchdog stops a hanging launch first."""
+    return gtestrun.Limits(per_case=60, total=120)

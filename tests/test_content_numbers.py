@@ -1,0 +1,245 @@
+"""The numbers a chapter quotes equal the measured tables under benchmarks/ (they run in every clone).
+
+Run: python -m pytest -q tests/test_content_numbers.py
+
+The Chinese chapter is compared here; test_content.py keeps the English twin's tables and numbers
+equal to the Chinese ones, so both languages are covered. The SASS the chapters describe (loads in
+flight before the first store, predicated reduction steps) is checked against benchmarks/sass/, which
+benchmarks/sass/dump.sh regenerates: a new compiler that changes it fails here, and the text must follow.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from drills import ROOT
+from drills.authoring import mdtables
+
+BENCH = ROOT / "benchmarks"
+ANCHORS = BENCH / "h200-anchors-2026-11.md"
+C1C2 = BENCH / "h200-c1-c2-2026-11-29.md"
+C3 = BENCH / "h200-c3-2026-11-29.md"
+
+
+def tables(path):
+    return mdtables.tables(path.read_text(encoding="utf-8"))
+
+
+def chapter(name: str):
+    return tables(ROOT / "content" / name)
+
+
+def cell(table, key, col):
+    row = mdtables.row(table, key)
+    assert row is not None, f"no single row containing {key!r} in the table headed {table[0]}"
+    heads = [h for h in table[0]]
+    assert col in heads, f"no column {col!r} in {heads}"
+    return mdtables.number(row[heads.index(col)])
+
+
+def compare(pairs) -> list[str]:
+    return [f"{what}: chapter {got}, benchmarks {want}" for what, got, want in pairs if got != want]
+
+
+# ---- C1 and C2: the project's run and the PyTorch anchors ----------------------------------------
+
+OPS = {  # chapter -> (benchmarks table's heading word, chapter row key -> benchmarks row key)
+    "c1.md": ("C1, vector add", {
+        "cudaMemcpy": "cudaMemcpy", "`copy_vec4`": "`copy_vec4`", "`vector_add`：": "`vector_add` (one",
+        "`vector_add_grid_stride`": "`vector_add_grid_stride`", "`vector_add_vec4`": "`vector_add_vec4`",
+        "`vector_add_fast`": "`vector_add_fast`", "PyTorch 向量加法": "torch `x + y`"}),
+    "c2.md": ("C2, reduction", {
+        "cudaMemcpy": "cudaMemcpy", "`copy_vec4`": "`copy_vec4`",
+        "`reduce_interleaved_divergent`": "`reduce_interleaved_divergent`",
+        "`reduce_interleaved_strided`": "`reduce_interleaved_strided`", "`reduce_sequential`": "`reduce_sequential`",
+        "`reduce_first_add`": "`reduce_first_add`", "`reduce_warp_shuffle`": "`reduce_warp_shuffle`",
+        "`reduce_grid_stride`": "`reduce_grid_stride`", "`reduce_atomic`": "`reduce_atomic`",
+        "`reduce_sum`：": "`reduce_sum`", "`torch.sum`": "torch `x.sum()`"}),
+}
+ANCHOR_ROWS = {"c1.md": {"`out.copy_(x)`": "copy (`out.copy_(x)`)", "PyTorch 向量加法": "vector add"},
+               "c2.md": {"`out.copy_(x)`": "copy (`out.copy_(x)`)", "`torch.sum`": "`torch.sum`"}}
+OWN_COLS = {"本项目实测 ms": "ms", "本项目实测 GB/s": "GB/s", "本项目实测 占 memcpy": "% memcpy"}
+ANCHOR_COLS = {"锚点 ms": "time", "锚点 GB/s": "rate"}
+
+
+def ops_table(name):
+    t = mdtables.find(chapter(name), ["本项目实测", "锚点"])
+    assert t, f"content/{name} needs its measured table (锚点 and 本项目实测 columns)"
+    return t
+
+
+def bench_table(heading_row0: str):
+    text = C1C2.read_text(encoding="utf-8")
+    part = text[text.index(heading_row0):]
+    return mdtables.tables(part)[0]
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_own_columns_equal_the_projects_run(name):
+    heading, rows = OPS[name]
+    mine, bench = ops_table(name), bench_table(heading)
+    pairs = []
+    for key, bkey in rows.items():
+        for col, bcol in OWN_COLS.items():
+            got, want = cell(mine, key, col), cell(bench, bkey, bcol)
+            pairs.append((f"{key} / {col}", got, want))
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+    assert len(pairs) >= 20
+
+
+@pytest.mark.parametrize("name", sorted(ANCHOR_ROWS))
+def test_anchor_columns_equal_the_anchors(name):
+    mine = ops_table(name)
+    anchors = mdtables.find(tables(ANCHORS), first="operation")
+    pairs = [(f"{key} / {col}", cell(mine, key, col), cell(anchors, akey, acol))
+             for key, akey in ANCHOR_ROWS[name].items() for col, acol in ANCHOR_COLS.items()]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+
+
+# ---- C3: the transpose anchors, the project's run, the counters ----------------------------------
+
+SHAPES = ["8192×8192", "4113×8197", "16384×16384"]
+C3_ROWS = {
+    "cudaMemcpy": "cudaMemcpy device to device",
+    "`copy_tiled`": "copy kernel, same shape and tiling (the chapter's upper bound)",
+    "`transpose_naive`": "naive",
+    "`transpose_tiled_unpadded`": "shared tile [32][32]",
+    "`transpose_tiled`：": "shared tile [32][33]",
+    "`transpose_tiled_swizzled`": "shared tile [32][32], XOR swizzle",
+    "`transpose_fast`": "64×64 tile, float4 global access where aligned",
+    "`x.t().contiguous()`": "PyTorch `x.t().contiguous()`",
+    "`x.clone()`": "PyTorch `x.clone()`",
+}
+C3_OWN = {"`copy_tiled`": "copy kernel", "`transpose_naive`": "`transpose_naive`",
+          "`transpose_tiled_unpadded`": "`transpose_tiled_unpadded`", "`transpose_tiled`：": "`transpose_tiled` [32][33]",
+          "`transpose_tiled_swizzled`": "`transpose_tiled_swizzled`", "`transpose_fast`": "`transpose_fast`",
+          "`x.t().contiguous()`": "torch", "cudaMemcpy": "cudaMemcpy"}
+
+
+def c3_measured():
+    t = mdtables.find(chapter("c3.md"), SHAPES + ["本项目实测"])
+    assert t, "content/c3.md needs its measured table (the three shapes and 本项目实测 columns)"
+    return t
+
+
+def test_c3_anchor_columns_equal_the_anchors():
+    anchors = mdtables.find(tables(ANCHORS), ["kernel"] + SHAPES)
+    mine = c3_measured()
+    pairs = [(f"{key} / {s}", cell(mine, key, s), cell(anchors, akey, s))
+             for key, akey in C3_ROWS.items() for s in SHAPES]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+
+
+def test_c3_own_columns_equal_the_projects_run():
+    bench = mdtables.find(tables(C3), ["variant", "8192×8192 GB/s"])
+    mine = c3_measured()
+    pairs = []
+    for key, bkey in C3_OWN.items():
+        pairs.append((f"{key} / 8192²", cell(mine, key, "本项目实测 8192×8192"), cell(bench, bkey, "8192×8192 GB/s")))
+        pairs.append((f"{key} / 4113×8197", cell(mine, key, "本项目实测 4113×8197"), cell(bench, bkey, "4113×8197 GB/s")))
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+
+
+def test_c3_counter_tables_equal_the_anchors():
+    anchors = mdtables.find(tables(ANCHORS), ["metric", "naive"])
+    acol = {h: i for i, h in enumerate(anchors[0])}
+    arow = {r[0].strip("`"): r for r in anchors[1:]}
+    cols = {"朴素": "naive", "[32][32] tile": "[32][32]", "[32][33] tile": "[32][33]",
+            "[32][32]": "[32][32]", "[32][33]": "[32][33]"}
+    pairs = []
+    for t in chapter("c3.md"):
+        if "计数器" not in t[0][0]:
+            continue
+        for r in t[1:]:
+            metric = r[0].split("`")[1] if "`" in r[0] else r[0]
+            assert metric in arow, f"the chapter quotes {metric}, which the anchors do not list"
+            for i, head in enumerate(t[0][1:], 1):
+                pairs.append((f"{metric} / {head}", mdtables.number(r[i]), mdtables.number(arow[metric][acol[cols[head]]])))
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+    assert len(pairs) >= 12, f"only {len(pairs)} counter values were compared"
+
+
+def test_c3_launch_order_table_equals_the_projects_run():
+    bench = mdtables.find(tables(C3), ["kernel", "4113×8197", "8193×8191"])
+    mine = mdtables.find(chapter("c3.md"), ["调度顺序", "4113×8197", "8193×8191"])
+    assert mine, "content/c3.md §8.2 needs its launch-order table"
+    rows = {"拷贝 kernel": "copy kernel", "行优先（": "row-major launch", "分组": "grouped", "按列（": "column-major launch"}
+    pairs = [(f"{k} / {s}", cell(mine, k, s), cell(bench, b, s))
+             for k, b in rows.items() for s in ("4113×8197", "8192×8192", "8193×8191")]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+
+
+def test_c3_ncu_numbers_equal_the_projects_run():
+    bench = mdtables.find(tables(C3), ["dram__bytes_read.sum"])
+    md = (ROOT / "content" / "c3.md").read_text(encoding="utf-8")
+    copy, row_major = mdtables.row(bench, "copy kernel"), mdtables.row(bench, "[32][33] row-major")
+    quoted = [round(mdtables.number(copy[1]) / 1e6, 1), round(mdtables.number(copy[2]) / 1e6, 1),
+              round(mdtables.number(row_major[1]) / 1e6, 1), round(mdtables.number(row_major[2]) / 1e6, 1),
+              mdtables.number(copy[4]), mdtables.number(row_major[4])]
+    missing = [q for q in quoted if f"{q:g}" not in md]
+    assert not missing, f"content/c3.md §8.2 should quote {missing} from {C3.name}"
+
+
+# ---- the SASS the chapters quote (benchmarks/sass/, made by benchmarks/sass/dump.sh) --------------
+
+def sass_functions(name: str) -> dict[str, list[str]]:
+    """Mangled function name -> its instructions (opcode with predicate, operands dropped)."""
+    out, cur = {}, None
+    for line in (BENCH / "sass" / name).read_text(encoding="utf-8").splitlines():
+        if "Function :" in line:
+            cur = out.setdefault(line.split("Function :")[1].strip(), [])
+        elif cur is not None and line.strip().startswith("/*"):
+            cur.append(line.split("*/", 1)[1].strip().rstrip(";").strip())
+    return out
+
+
+def function(funcs: dict, part: str) -> list[str]:
+    found = [v for k, v in funcs.items() if part in k]
+    assert len(found) == 1, f"{part}: {len(found)} functions match"
+    return found[0]
+
+
+def loads_before_first_store(instrs: list[str], load: str, store: str, start: int = 0) -> int:
+    n = 0
+    for ins in instrs[start:]:
+        op = ins.split()[1] if ins.startswith("@") else ins.split()[0]
+        if op.startswith(store):
+            return n
+        n += op.startswith(load)
+    return n
+
+
+def test_sass_backs_c1_loads_in_flight():
+    f = sass_functions("c1_vector_add.sass")
+    assert loads_before_first_store(function(f, "add_one_per_thread_kernel"), "LDG", "STG") == 2
+    grid = function(f, "add_grid_stride_kernel")
+    loop = max(range(len(grid)), key=lambda i: loads_before_first_store(grid, "LDG", "STG", i))
+    assert loads_before_first_store(grid, "LDG", "STG", loop) == 8      # §4: 4x unrolled, 8 reads first
+    vec4 = function(f, "add_vec4_kernelILi4")
+    first_store = next(k for k, i in enumerate(vec4) if "STG.E.128" in i)
+    assert sum("LDG.E.128" in i for i in vec4[:first_store]) == 8       # §5: 8 float4 loads first
+
+
+def test_sass_backs_c2_predication():
+    f = sass_functions("c2_reduction.sass")
+    for kernel in ("interleaved_divergent_kernel", "sequential_kernel"):
+        body = function(f, kernel)
+        assert sum(i.startswith("BAR.SYNC") for i in body) == 9, kernel
+        predicated = [i for i in body if i.startswith("@") and i.split()[1] in ("LDS", "STS", "FADD")]
+        assert len(predicated) >= 8 * 4, kernel                          # §2/§4: every round's body predicated
+        before_exit = body[:next(k for k, i in enumerate(body) if "EXIT" in i)]
+        assert not any("BRA" in i for i in before_exit), kernel          # no branch: idle warps still issue
+    scalar = function(f, "grid_stride_kernelIfLi1ELb0")
+    assert max(loads_before_first_store(scalar, "LDG", "FADD", i) for i in range(len(scalar))) == 4  # §10
+
+
+def test_sass_backs_c3_loads_before_the_tile():
+    f = sass_functions("c3_transpose.sass")
+    tile = function(f, "PaddedTile")
+    assert loads_before_first_store(tile, "LDG", "STS") == 4           # §5: 4 reads in flight per thread
