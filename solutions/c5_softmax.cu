@@ -428,27 +428,29 @@ using Launcher = void (*)(const float*, float*, int, int);
 // region: dispatch
 // softmax_fast's choice by row width: the first configuration whose row capacity holds the row.
 // Lane groups while a warp's registers hold the row, then a block per row, then blocks per row.
-// (The H200 sweep in benchmarks/h200/c5.sh measures the alternatives.)
+// The H200 sweep of benchmarks/h200/c5.sh (2026-12-01, benchmarks/h200-c5-2026-12-01.md) picked
+// the rows marked "swept": each beat the configuration it replaced in both runs of that day.
 struct Plan {
   int max_cols;  // widest row this configuration takes in one pass
   Launcher launch;
 };
 
 constexpr Plan kVec4Plans[] = {
-    {32, launch_lane_groups<8, 4, 1>},         // 8 lanes × 1 float4: 32 rows a block
-    {128, launch_lane_groups<32, 4, 1>},       // a warp per row, one float4 a lane
-    {256, launch_lane_groups<32, 4, 2>},
+    {32, launch_lane_groups<8, 4, 1>},          // 8 lanes × 1 float4: 32 rows a block
+    {128, launch_lane_groups<16, 4, 2>},        // swept: half a warp per row, two float4 a lane
+    {256, launch_lane_groups<32, 4, 2>},        // a warp per row
     {512, launch_lane_groups<32, 4, 4>},
-    {1024, launch_lane_groups<32, 4, 8>},      // a warp per row, 32 floats a lane
-    {4096, launch_block_rows<256, 4, 4>},      // a block per row
+    {1024, launch_lane_groups<32, 4, 8>},       // a warp per row, 32 floats a lane
+    {4096, launch_block_rows<256, 4, 4>},       // a block per row
     {8192, launch_block_rows<256, 4, 8>},
     {16384, launch_block_rows<512, 4, 8>},
-    {1 << 30, launch_block_rows<1024, 4, 4>},  // 16384-float segments, several blocks per row
+    {32768, launch_block_rows<1024, 4, 4>},     // 16384-float segments, two blocks per row
+    {1 << 30, launch_block_rows<512, 4, 16>},   // swept: 32768-float segments, several blocks per row
 };
 // Rows not on 16-byte boundaries but x and y at the same offset: float4 in the middle of each row.
 // Short rows stay scalar (lane groups); longer than one block holds: scalar, split.
 constexpr Plan kShiftedPlans[] = {
-    {4096 + 3, launch_shifted_rows<1024, 1>},
+    {4096 + 3, launch_shifted_rows<256, 4>},    // swept: 256 threads, four float4 each
     {8192 + 3, launch_shifted_rows<1024, 2>},
     {16384 + 3, launch_shifted_rows<1024, 4>},
 };
