@@ -33,7 +33,9 @@ struct Frame {
   int32_t func;
 };
 
-enum class WarpState : uint8_t { Running, AtBarrier, Done };
+// Sleeping: the warp executed nanosleep, which a spin-wait on another block does; its block then
+// gives its host thread to other blocks and runs again later (module.cpp, Launch::worker).
+enum class WarpState : uint8_t { Running, AtBarrier, Sleeping, Done };
 
 // A cp.async in flight: its bytes (read from global memory when it was issued) land in shared
 // memory when its thread waits for its group.
@@ -137,6 +139,7 @@ struct Exec {
   unsigned cache_next = 0;
   const Latencies* latency = nullptr;
   uint64_t shared_busy = 0;      // wavefronts since the last barrier: the SM's shared pipe serves one a cycle
+  uint32_t interval_start = 0;   // when the block's last barrier released (timing.h); travels with a parked block
   std::vector<uint64_t>* partial = nullptr;  // sectors this block's global stores write in part (exec.cpp)
   std::vector<uint64_t>* pages = nullptr;    // 2 KB pages this block's global stores write
   uint8_t* hptr[32];             // scratch: host pointers of the current access, per lane
