@@ -10,6 +10,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
+import uuid
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,23 +30,234 @@ class Run:
     crashed: str = ""           # e.g. "killed by SIGSEGV", "" when the process ended normally
     output: str = ""
     sim_events: list = field(default_factory=list)
+    channel: str = ""           # why the report cannot be trusted (see _unframe); "" when it can
+
+
+def _finish(run: "Run", done: "Exec", rows) -> "Run":
+    """The rows come only from the frame the harness sent before any learner code could run at
+    exit. With a trusted frame the verdict is the frame's: an exit code, a signal or a crash after
+    it changes nothing. Without one, nothing the program left behind counts."""
+    if done.flooded:
+        run.crashed = f"stopped after printing more than {OUTPUT_LIMIT >> 20} MiB"
+        return run
+    if done.timed_out:
+        return run
+    if done.channel:
+        run.channel = done.channel
+        return run
+    try:
+        run.tests = rows(done.report)
+    except (ValueError, KeyError, TypeError, AttributeError, ET.ParseError) as e:
+        run.channel = f"the report on the result channel could not be read ({type(e).__name__})"
+        return run
+    failed = any(t["status"] in ("fail", "error") for t in run.tests)
+    run.exit_code, run.crashed = int(failed), ""
+    return run
 
 
 def _cap(text: str) -> str:
     return text if len(text) <= OUTPUT_CAP else "...\n" + text[-OUTPUT_CAP:]
 
 
-def _exec(cmd: list[str], env: dict, timeout: float) -> tuple[int, str, bool]:
-    """Run in its own process group so a timeout kills everything it started."""
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+OUTPUT_LIMIT = 32 * 2**20   # a test program that prints more is stopped: nothing it could say needs this much
+REPORT_LIMIT = 16 * 2**20   # the result frame's size limit
+DRAIN_SECONDS = 2.0         # after the program ended: how long its leftovers may hold the pipes open
+_FRAME = re.compile(rb"DRILLS-RESULT (\d+)\n")
+
+
+@dataclass
+class Exec:
+    code: int | None
+    output: str
+    timed_out: bool
+    report: bytes | None = None   # the result frame's payload; None when none came
+    channel: str = ""             # why the frame cannot be trusted; "" when it can
+    flooded: bool = False
+
+
+def _become_subreaper() -> None:
+    """Orphans of a run (daemons that called setsid and double-forked) become our children, so the
+    kill after a run finds them; without it they would be re-parented to init and survive."""
     try:
-        out, _ = proc.communicate(timeout=timeout)
-        return proc.returncode, out.decode(errors="replace"), False
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def kill_run(proc: subprocess.Popen, token: str, started: float) -> None:
+    """End every process of one run: its process group, its descendants, orphans it left that were
+    re-parented to us (see _become_subreaper: our children born since it started), and any
+    process anywhere still carrying its token in the environment."""
+    import psutil
+    me = os.getpid()
+    born = time.time() - (time.monotonic() - started) - 1.0
+    for _ in range(10):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        victims = {c.pid for c in _children_of(proc.pid)}
+        for c in _children_of(me):
+            try:
+                if c.pid != proc.pid and c.ppid() == me and c.create_time() >= born and _adopted(c):
+                    victims.add(c.pid)
+            except psutil.Error:
+                continue
+        for p in psutil.process_iter():
+            if p.pid != me and _has_token(p, token):
+                victims.add(p.pid)
+        victims -= {me, proc.pid}
+        victims = {v for v in victims if not _zombie(v)}
+        if not victims:
+            break
+        for v in victims:
+            try:
+                os.kill(v, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.05)
+        for v in victims:
+            _reap(v)
+
+
+def _adopted(p) -> bool:
+    """A child of ours that no run of ours started: an orphan re-parented to us. (The judge runs
+    one test program at a time; the web app and the grader judge in a separate process.)"""
+    return p.pid not in _OWN_CHILDREN
+
+
+def _zombie(pid: int) -> bool:
+    import psutil
+    try:
+        if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+            _reap(pid)
+            return True
+        return False
+    except psutil.Error:
+        return True
+
+
+def _reap(pid: int) -> None:
+    if pid in _OWN_CHILDREN:
+        return
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass
+
+
+_OWN_CHILDREN: set[int] = set()  # pids of the runs this process started itself (subprocess reaps them)
+
+
+def _children_of(pid: int) -> list:
+    import psutil
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
+
+
+def _has_token(p, token: str) -> bool:
+    import psutil
+    try:
+        return p.environ().get("DRILLS_RUN_TOKEN") == token
+    except (psutil.Error, OSError):
+        return False
+
+
+def _exec(cmd: list[str], env: dict, timeout: float, report_json: Path | None = None) -> Exec:
+    """Run `cmd` in its own session; read its output (capped while read) and the result channel
+    (see tests/support/drills_result_channel.h) until it ends, with a deadline on every wait; then
+    kill whatever it left behind."""
+    import selectors
+    _become_subreaper()
+    token = uuid.uuid4().hex
+    r, w = os.pipe()
+    env = dict(env, DRILLS_RESULT_FD=str(w), DRILLS_RUN_TOKEN=token)
+    if report_json is not None:
+        env["DRILLS_RESULT_JSON"] = str(report_json)
+    try:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=(w,))
+    finally:
+        os.close(w)
+    _OWN_CHILDREN.add(proc.pid)
+    started = time.monotonic()
+    deadline = started + timeout
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ, "out")
+    sel.register(r, selectors.EVENT_READ, "report")
+    head, tail, total = bytearray(), bytearray(), 0
+    report = bytearray()
+    timed_out = flooded = False
+    ended_at = None
+    open_streams = 2
+    while open_streams:
+        now = time.monotonic()
+        if ended_at is None and proc.poll() is not None:
+            ended_at = now
+        if ended_at is not None and now > ended_at + DRAIN_SECONDS:
+            break  # leftovers (daemons) hold a pipe open: stop waiting for them
+        if now > deadline:
+            timed_out = ended_at is None
+            break
+        limit = min(deadline, ended_at + DRAIN_SECONDS if ended_at else deadline, now + 0.2)
+        for key, _ in sel.select(max(0.0, limit - now)):
+            fd = key.fileobj if isinstance(key.fileobj, int) else key.fileobj.fileno()
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                sel.unregister(key.fileobj)
+                open_streams -= 1
+                continue
+            if key.data == "out":
+                total += len(chunk)
+                if len(head) < 16 * 1024:
+                    head += chunk[:16 * 1024 - len(head)]
+                tail += chunk
+                if len(tail) > 2 * OUTPUT_CAP:
+                    del tail[:-OUTPUT_CAP]
+                if total > OUTPUT_LIMIT:
+                    flooded = True
+            else:
+                report += chunk
+                if len(report) > REPORT_LIMIT + 64:
+                    flooded = True
+        if flooded:
+            break
+    kill_run(proc, token, started)
+    try:
+        code = proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        return proc.returncode, out.decode(errors="replace"), True
+        code = None
+    _OWN_CHILDREN.discard(proc.pid)
+    sel.close()
+    proc.stdout.close()
+    os.close(r)
+    text = bytes(tail[-OUTPUT_CAP:])
+    if total > len(text):  # the head (the first failures) and the tail, as capped.py keeps them
+        cut = max(0, len(head) - (total - len(text)))
+        text = bytes(head[:len(head) - cut]) + \
+            f"\n... ({total - len(head) + cut - len(text)} bytes left out) ...\n".encode() + text
+    out = Exec(None if timed_out else code, text.decode(errors="replace"), timed_out, flooded=flooded)
+    out.report, out.channel = _unframe(bytes(report))
+    return out
+
+
+def _unframe(data: bytes) -> tuple[bytes | None, str]:
+    """The one frame the harness sent: (payload, "") or (None, why it cannot be trusted)."""
+    if not data:
+        return None, "no report came over the result channel"
+    m = _FRAME.match(data)
+    if not m:
+        return None, "the result channel carried something that is not the harness's report"
+    size = int(m[1])
+    end = m.end() + size
+    if size > REPORT_LIMIT or data[end:] != b"\nDRILLS-END\n":
+        extra = len(data) - end - len(b"\nDRILLS-END\n")
+        return None, ("the report on the result channel was cut short" if extra < 0 else
+                      "something wrote to the result channel after the harness's report")
+    return data[m.end():end], ""
 
 
 def _crash_text(code: int) -> str:
@@ -101,12 +314,10 @@ def run_gtest(binary: Path, env: dict, timeout: float, evidence_keys=()) -> Run:
         out_json = Path(tmp) / "gtest.json"
         report = Path(tmp) / "sim.jsonl"
         env = dict(env, DRILLS_SIM_REPORT=str(report))
-        code, output, timed_out = _exec([str(binary), f"--gtest_output=json:{out_json}"], env, timeout)
-        run = Run(exit_code=code, timed_out=timed_out, crashed=_crash_text(code), output=_cap(output),
-                  sim_events=read_sim_report(report))
-        if out_json.exists():
-            run.tests = _gtest_rows(json.loads(out_json.read_text()), evidence_keys)
-        return run
+        done = _exec([str(binary), f"--gtest_output=json:{out_json}"], env, timeout, report_json=out_json)
+        run = Run(exit_code=done.code if done.code is not None else -signal.SIGKILL, timed_out=done.timed_out,
+                  crashed=_crash_text(done.code or 0), output=_cap(done.output), sim_events=read_sim_report(report))
+        return _finish(run, done, lambda data: _gtest_rows(json.loads(data), evidence_keys))
 
 
 def _gtest_rows(doc: dict, evidence_keys=()) -> list[dict]:
@@ -141,19 +352,17 @@ def run_pytest(test_file: Path, library: Path, backend: str, env: dict, timeout:
         report = Path(tmp) / "sim.jsonl"
         env = dict(env, DRILLS_SUBJECT_LIB=str(library), DRILLS_BACKEND=backend,
                    DRILLS_SIM_REPORT=str(report), PYTHONDONTWRITEBYTECODE="1")
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}",
-               str(test_file)]
-        code, output, timed_out = _exec(cmd, env, timeout)
-        run = Run(exit_code=code, timed_out=timed_out, crashed=_crash_text(code), output=_cap(output),
-                  sim_events=read_sim_report(report))
-        if junit.exists():
-            run.tests = _junit_rows(junit)
-        return run
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "drills.pipeline.pytest_channel",
+               f"--junitxml={junit}", str(test_file)]
+        done = _exec(cmd, env, timeout)
+        run = Run(exit_code=done.code if done.code is not None else -signal.SIGKILL, timed_out=done.timed_out,
+                  crashed=_crash_text(done.code or 0), output=_cap(done.output), sim_events=read_sim_report(report))
+        return _finish(run, done, _junit_rows)
 
 
-def _junit_rows(path: Path) -> list[dict]:
+def _junit_rows(data: bytes) -> list[dict]:
     rows = []
-    for case in ET.parse(path).getroot().iter("testcase"):
+    for case in ET.fromstring(data).iter("testcase"):
         row = {"name": f"pytest.{case.get('name')}", "status": "pass", "message": "", "source": "pytest"}
         for child in case:
             if child.tag == "skipped":

@@ -1,0 +1,45 @@
+"""pytest plugin (`-p drills.pipeline.pytest_channel`): the pytest side of the result channel.
+
+The judge passes a pipe's write end as DRILLS_RESULT_FD. After junitxml has written its report
+(this hook runs last), the report goes over the pipe in one frame and the pipe is closed, while
+pytest still runs: the learner's library's destructors and atexit handlers, which run when the
+process ends, find nothing left to write. The judge reads only the frame (see execute.py).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+_FD = None
+
+
+def pytest_configure(config):
+    global _FD
+    text = os.environ.pop("DRILLS_RESULT_FD", None)
+    if text and text.isdigit():
+        _FD = int(text)
+        os.set_inheritable(_FD, False)  # programs the learner's code starts never inherit it
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    global _FD
+    if _FD is None:
+        return
+    path = session.config.option.xmlpath
+    try:
+        with open(path, "rb") as f:
+            report = f.read()
+    except (OSError, TypeError):
+        report = b""
+    frame = b"DRILLS-RESULT %d\n" % len(report) + report + b"\nDRILLS-END\n"
+    try:
+        view = memoryview(frame)
+        while view:
+            view = view[os.write(_FD, view):]
+    except OSError:
+        pass
+    os.close(_FD)
+    _FD = None
