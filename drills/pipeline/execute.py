@@ -244,6 +244,25 @@ def _exec(cmd: list[str], env: dict, timeout: float, report_json: Path | None = 
     return out
 
 
+def run_to_file(cmd: list[str], env: dict, timeout: float, sink) -> int | None:
+    """Run `cmd` (learner code inside) with its output in the file `sink`; the exit code, or None
+    when it did not end in time. Whatever it started is killed when it ends, as in _exec."""
+    _become_subreaper()
+    token = uuid.uuid4().hex
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=dict(env, DRILLS_RUN_TOKEN=token), stdout=sink,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    _OWN_CHILDREN.add(proc.pid)
+    started = time.monotonic()
+    try:
+        code = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        code = None
+    kill_run(proc, token, started)
+    proc.wait()
+    _OWN_CHILDREN.discard(proc.pid)
+    return code
+
+
 def _unframe(data: bytes) -> tuple[bytes | None, str]:
     """The one frame the harness sent: (payload, "") or (None, why it cannot be trusted)."""
     if not data:

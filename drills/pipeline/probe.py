@@ -63,7 +63,7 @@ def _size(expr: str, dims: dict) -> int:
 
 def run(library: Path, probe: Probe, timeout: float = PROBE_TIMEOUT) -> ProbeRun:
     """Run `probe` against `library` in a child process and collect its simulator report."""
-    from .execute import read_sim_report
+    from .execute import read_sim_report, run_to_file
     with tempfile.TemporaryDirectory(prefix="drills-probe-") as tmp:
         report = Path(tmp) / "sim.jsonl"
         env = dict(os.environ, DRILLS_SIM_REPORT=str(report))
@@ -72,12 +72,8 @@ def run(library: Path, probe: Probe, timeout: float = PROBE_TIMEOUT) -> ProbeRun
                "--dims", ",".join(f"{k}={v}" for k, v in probe.dims.items()),
                "--args", ",".join(probe.args)]
         output = Path(tmp) / "out.txt"  # a file, not a pipe: a kernel may print without end
-        try:
-            with open(output, "wb") as sink:
-                code = subprocess.run(cmd, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
-                                      timeout=timeout, start_new_session=True).returncode
-        except subprocess.TimeoutExpired:
-            code = None
+        with open(output, "wb") as sink:  # leftovers (daemons) are killed with it
+            code = run_to_file(cmd, env, timeout, sink)
         with open(output, "rb") as f:  # the status is the last line; keep only the tail
             f.seek(max(0, output.stat().st_size - 65536))
             out = f.read().decode(errors="replace")
