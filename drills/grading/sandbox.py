@@ -73,16 +73,43 @@ def pick(requested: str, gpu: bool) -> tuple[str, str]:
     return "rlimits", f"rlimits only ({reason}): no network or file-system isolation"
 
 
-def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool) -> list[str]:
+HOMES = (Path("/root"), Path("/home"))
+
+
+def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool, hide: list[Path] = ()) -> list[str]:
+    """hide: what a submission must not read (the repository's solutions, OUT, the submissions
+    folder, the hidden-cases file). Home folders are emptied too, except the paths in `readable`
+    under them (a Python installed in a home folder). A hidden file stays where it was, empty
+    (/dev/null over it), so what checks that it exists still finds it."""
     cmd = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--proc", "/proc",
            *(["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]), "--tmpfs", "/tmp"]
-    for path in readable:  # what /tmp's fresh tmpfs would hide (the cache, a checkout under /tmp)
-        if str(path).startswith("/tmp/") and path.exists():
+    for home in HOMES:
+        if home.is_dir() and not _inside(work, home):
+            cmd += ["--tmpfs", str(home)]
+    for path in readable:  # what /tmp's fresh tmpfs or an emptied home would hide
+        if path.exists() and (str(path).startswith("/tmp/") or any(_inside(path, h) for h in HOMES)):
+            cmd += ["--ro-bind", str(path), str(path)]
+    for path in hide:
+        if path.is_dir():
+            cmd += ["--tmpfs", str(path)]
+            # a directory's files are replaced one by one where they must keep existing
+        elif path.exists():
+            cmd += ["--ro-bind", "/dev/null", str(path)]
+    for path in readable:  # what the build and run need, even where it lies inside a hidden folder
+        if path.exists() and any(path != h and _inside(path, h) for h in hide if h.is_dir()):
             cmd += ["--ro-bind", str(path), str(path)]
     if str(work) != "/":
         cmd += ["--bind", str(work), str(work)]
     cmd += ["--unshare-all", "--die-with-parent", "--new-session", "--chdir", str(work), "--", *argv]
     return cmd
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder)
+        return True
+    except ValueError:
+        return False
 
 
 RUNNING: dict[str, int] = {}  # token -> pid of every child now running, for kill_all()
@@ -141,9 +168,9 @@ def kill_tree(pid: int, token: str) -> None:
 
 
 def run_child(argv: list[str], work: Path, env: dict, wall_s: float, kind: str, readable: list[Path],
-              gpu: bool, token: str) -> Finished:
+              gpu: bool, token: str, hide: list[Path] = ()) -> Finished:
     if kind == "bwrap":
-        cmd = wrap(argv, work, readable, gpu)
+        cmd = wrap(argv, work, readable, gpu, hide)
     elif kind == "unshare-net":
         cmd = [*(unshare_net() or []), "--", *argv]
     else:
