@@ -43,6 +43,8 @@ def _finish(run: "Run", done: "Exec", rows) -> "Run":
     if done.timed_out:
         return run
     if done.channel:
+        if done.report is None and done.channel.startswith("no report") and run.crashed:
+            return run  # it crashed before the report: the crash is the evidence (diagnose names it)
         run.channel = done.channel
         return run
     try:
