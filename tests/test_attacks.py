@@ -27,7 +27,8 @@ ATTACK = ROOT / "tests" / "attacks" / "forge_results.inc"
 def hostile() -> Path:
     text = (ROOT / "solutions" / "c1_vector_add.cu").read_text()
     wrong = text.replace("if (i < n) c[i] = a[i] + b[i];", "if (i < n) c[i] = a[i] - b[i];", 1)
-    assert wrong != text, "the reference changed: pick another line to break"
+    wrong = wrong.replace("void vector_add(const float* a,", "void vector_add_real(const float* a,", 1)
+    assert wrong.count("_real(") == 1 and "a[i] - b[i]" in wrong, "the reference changed: update the fixture"
     # a fixed path, rewritten only when it changes: the judge's build of it stays warm between runs
     path = ROOT / "build" / "attacks" / "c1_vector_add.cu"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -85,3 +86,20 @@ def test_host_output_without_end_is_stopped_at_the_output_limit(hostile):
     assert "MiB" in json.dumps(d["message"]) or "MiB" in d.get("log", "")
     assert len(d.get("log", "")) < 200_000
     assert seconds < 180
+
+
+@pytest.mark.parametrize("attack", ["barrier-loop", "huge-grid"])
+def test_the_simulator_watchdog_stops_what_it_used_to_miss(hostile, attack):
+    d, seconds = judge(hostile, attack)
+    assert d["status"] == "error", d["message"]["en"]
+    ids = [g["id"] for g in d.get("diagnoses", [])]
+    assert "timeout" in ids or "watchdog" in json.dumps(d), (ids, d["message"]["en"])
+    assert "watchdog" in d.get("log", "") + json.dumps(d)
+    assert seconds < 150  # the watchdog is 10 s a launch; before the fix only the 300 s limit ended them
+
+
+def test_a_kernel_printing_without_end_keeps_the_judge_small(hostile):
+    d, seconds = judge(hostile, "kernel-print")
+    assert d["status"] == "error", d["message"]["en"]
+    assert len(d.get("log", "")) < 200_000
+    assert seconds < 150
