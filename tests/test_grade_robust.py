@@ -78,3 +78,21 @@ def test_write_atomic_takes_lone_surrogates_and_leaves_no_temporary_file(tmp_pat
     gradebook.write_atomic(tmp_path / "x.json", json.dumps({"s": "caf\udce9"}, ensure_ascii=False))
     assert "\\udce9" in (tmp_path / "x.json").read_text(encoding="utf-8")
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+def test_feedback_shows_no_value_a_submission_chose():
+    from drills.grading.feedback import render
+    d = {"problem": 78, "status": "fail", "message": {"en": "1 test(s) failed", "zh": "1"}, "backend": {"kind": "sim"},
+         "diagnoses": [],
+         "tests": [{"name": "Transpose.X/naive_31x33", "status": "fail", "variant": "naive", "shape": [31, 33],
+                    "message": "130067 of 1023 elements differ (output is 31x33)",
+                    "mismatches": "[0, 0] expected 0.5 got 130067\n[0, 1] expected 0.25 got 7.0e+00"}],
+         "grading": {"submission": "eve", "hidden_case_names": ["Transpose.X/naive_130x67"],
+                     "scoring": {"score": 0, "max_score": 85,
+                                 "cases": {"passed": 0, "total": 2, "public_passed": 0, "public_total": 1,
+                                           "hidden_passed": 0, "hidden_total": 1},
+                                 "checks": {"passed": 0, "total": 0, "failed": []},
+                                 "perf": {"tier": None, "pct_copy_kernel": None}}}}
+    text = render(d, "en", [(130, 67)], "transpose")
+    assert "130067" not in text and "7.0e+00" not in text and "130" not in text, text
+    assert "expected 0.5" in text  # the judge's own values stay
