@@ -9,6 +9,7 @@ import os
 import shutil
 import site
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -88,3 +89,32 @@ def test_a_submission_that_links_outside_itself_is_refused_before_it_is_copied(t
     assert escaping_link(found["bob"]) == "bob/c3_transpose.cu"
     assert escaping_link(found["carol"]) == "carol.cu"
     assert escaping_link(found["dave"]) is None
+
+
+def test_a_fork_bomb_is_held_by_the_process_limit_and_leaves_nothing(tmp_path):
+    import psutil
+    from drills.grading import cgroup
+    if os.geteuid() != 0:
+        pytest.skip("the cgroup process limit is for a grader run as root (RLIMIT_NPROC covers other users)")
+    probe = cgroup.create("probe-" + uuid.uuid4().hex, 8)
+    assert probe is not None, "as root the grader must be able to make a cgroup here (CI runs as root)"
+    probe.kill()
+    token = uuid.uuid4().hex
+    work = tmp_path / "work"
+    work.mkdir()
+    bomb = "b() { b | b & }; b; sleep 3; echo still-here"
+    started = time.monotonic()
+    done = sandbox.run_child(["bash", "-c", bomb], work, {"PATH": os.environ["PATH"]}, 15, "rlimits", [], False, token)
+    assert time.monotonic() - started < 40
+    time.sleep(0.5)
+    left = [p.pid for p in psutil.process_iter() if _tagged(p, token)]
+    assert not left, f"processes left: {left}"
+    assert psutil.Process().num_threads() < 50
+
+
+def _tagged(p, token) -> bool:
+    import psutil
+    try:
+        return p.environ().get("DRILLS_GRADE_TOKEN") == token and p.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False

@@ -25,7 +25,9 @@ from pathlib import Path
 
 import psutil
 
-from . import GradeError
+from . import GradeError, cgroup
+
+PIDS_MAX = 512  # processes and threads of one submission (build, judge, simulator threads) under a cgroup
 
 
 @functools.lru_cache(maxsize=4)
@@ -178,15 +180,19 @@ def run_child(argv: list[str], work: Path, env: dict, wall_s: float, kind: str, 
     env = dict(env, DRILLS_GRADE_TOKEN=token)
     started = time.monotonic()
     log = work / "child.log"
+    group = cgroup.create(token, PIDS_MAX)
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=group.enter if group else None)
         RUNNING[token] = proc.pid
         try:
             code = proc.wait(timeout=wall_s)
         except subprocess.TimeoutExpired:
             code = None
         RUNNING.pop(token, None)
+        if group:
+            group.kill()
         kill_tree(proc.pid, token)
         try:
             os.killpg(proc.pid, signal.SIGKILL)
