@@ -105,7 +105,11 @@ class JudgeRunner:
             out, err = proc.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            out, err = proc.communicate()
+            try:  # what the judge left (a daemon of the learner's file) may hold the pipes: no wait without end
+                out, err = proc.communicate(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, err = b"", b""
             r = _error(number, shown, say("web-judge.time-limit", seconds=limit), _tail(out, err), "timeout")
             r["seconds"] = round(time.monotonic() - started, 2)
             return r
