@@ -118,3 +118,18 @@ def _tagged(p, token) -> bool:
         return p.environ().get("DRILLS_GRADE_TOKEN") == token and p.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
+
+
+def test_what_a_submission_writes_is_bounded_in_total_not_only_per_file(tmp_path):
+    work = tmp_path / "work"
+    for d in ("home", "tmp", "build"):
+        (work / d).mkdir(parents=True)
+    fill = ("for d in /tmp {w}/home {w}/tmp {w}/build; do i=0; while [ $i -lt 40 ]; do "
+            "head -c 50000000 /dev/zero > $d/f$i 2>/dev/null || break; i=$((i+1)); done; "
+            "echo $d: $(du -sm $d | cut -f1); done").format(w=work)
+    text = run_in_sandbox(work, fill, [])
+    sizes = dict(line.rsplit(": ", 1) for line in text.strip().splitlines() if ": " in line)
+    assert len(sizes) == 4, text
+    assert all(int(mb) <= 1100 for mb in sizes.values()), sizes
+    assert int(sizes["/tmp"]) <= 260, sizes
+    assert sum(f.stat().st_size for f in work.rglob("*") if f.is_file()) < 2**20  # nothing reached the disk

@@ -76,6 +76,13 @@ def pick(requested: str, gpu: bool) -> tuple[str, str]:
 
 
 HOMES = (Path("/root"), Path("/home"))
+TMP_MB = 256
+WORK_TMPFS_MB = {"home": 256, "tmp": 256, "build": 1024}  # the child's HOME, TMPDIR and build folder
+
+
+def _sized(path: str, mb: int) -> list[str]:
+    """A size-limited tmpfs: a total limit on what may be written there (RLIMIT_FSIZE is per file)."""
+    return ["--size", str(mb << 20), "--tmpfs", path]
 
 
 def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool, hide: list[Path] = ()) -> list[str]:
@@ -84,7 +91,7 @@ def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool, hide: lis
     under them (a Python installed in a home folder). A hidden file stays where it was, empty
     (/dev/null over it), so what checks that it exists still finds it."""
     cmd = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--proc", "/proc",
-           *(["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]), "--tmpfs", "/tmp"]
+           *(["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]), *_sized("/tmp", TMP_MB)]
     for home in HOMES:
         if home.is_dir() and not _inside(work, home):
             cmd += ["--tmpfs", str(home)]
@@ -102,6 +109,9 @@ def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool, hide: lis
             cmd += ["--ro-bind", str(path), str(path)]
     if str(work) != "/":
         cmd += ["--bind", str(work), str(work)]
+        for name, mb in WORK_TMPFS_MB.items():  # where a submission's own processes write: bounded in total
+            if (work / name).is_dir():
+                cmd += _sized(str(work / name), mb)
     cmd += ["--unshare-all", "--die-with-parent", "--new-session", "--chdir", str(work), "--", *argv]
     return cmd
 
