@@ -54,7 +54,7 @@ def test_a_submission_reads_no_reference_no_other_submission_no_out_no_hidden_fi
     hide = [*(p for p in (ROOT / "solutions").rglob("*") if p.is_file()), out, subs, hidden]
     script = (f"cat '{ref}' '{out}/.reference.json' '{subs}/alice/c3_transpose.cu' '{hidden}' '{home_secret}';"
               f" echo LISTING; ls -a /root /home; echo END-LISTING; echo python: $(python3 -c 'import drills; print(1)' 2>&1 | tail -1);"
-              f" test -e '{ref}' && echo reference-path-exists")
+              f" test -f '{ref}' && echo reference-path-exists")
     text = run_in_sandbox(work, script, hide)
     assert SECRET not in text, text
     assert "__global__" not in text, "the reference's source was readable"

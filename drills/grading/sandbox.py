@@ -89,7 +89,7 @@ def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool, hide: lis
     """hide: what a submission must not read (the repository's solutions, OUT, the submissions
     folder, the hidden-cases file). Home folders are emptied too, except the paths in `readable`
     under them (a Python installed in a home folder). A hidden file stays where it was, empty
-    (/dev/null over it), so what checks that it exists still finds it."""
+    (an empty file bound over it), so what checks that it exists still finds it."""
     cmd = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--proc", "/proc",
            *(["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]), *_sized("/tmp", TMP_MB)]
     for home in HOMES:
@@ -102,8 +102,12 @@ def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool, hide: lis
         if path.is_dir():
             cmd += ["--tmpfs", str(path)]
             # a directory's files are replaced one by one where they must keep existing
-        elif path.exists():
-            cmd += ["--ro-bind", "/dev/null", str(path)]
+        elif path.exists():  # an empty regular file, so what checks that it is a file still finds one
+            empty = work / ".empty"
+            if not empty.exists():
+                empty.write_bytes(b"")
+                empty.chmod(0o444)
+            cmd += ["--ro-bind", str(empty), str(path)]
     for path in readable:  # what the build and run need, even where it lies inside a hidden folder
         if path.exists() and any(path != h and _inside(path, h) for h in hide if h.is_dir()):
             cmd += ["--ro-bind", str(path), str(path)]
