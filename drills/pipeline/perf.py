@@ -70,6 +70,8 @@ class TorchTimer:
             self.proc = subprocess.Popen([sys.executable, "-c", TORCH_SERVER, str(WARMUP), str(REPS)],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                          text=True, start_new_session=True)
+            from .execute import own_child
+            own_child(self.proc.pid)  # a server of ours, not an orphan of a run (execute.kill_run)
         except OSError:
             self.proc = None
         self.ready = None
