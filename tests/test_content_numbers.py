@@ -307,3 +307,48 @@ def test_c2_instruction_counts_are_the_2026_12_01_run():
                                                           mdtables.number(bench[3][5]), mdtables.number(bench[1][4])]
     missing = [q for q in quoted if f"{q:g}" not in md]
     assert not missing, f"content/c2.md should quote {missing} from {RUN.name}"
+
+
+# ---- C5: the ladder table and the ncu table equal the project's H200 record -------------------------
+
+C5 = BENCH / "h200-c5-2026-12-01.md"
+C5_ROWS = {  # chapter row (exact first cell) -> the record's row (exact first cell)
+    "拷贝 kernel，GB/s": "copy kernel, GB/s", "`cudaMemcpy`，占拷贝 kernel 的 %": "`cudaMemcpy`, % copy",
+    "`torch.softmax`（本次运行），占拷贝 kernel 的 %": "`torch.softmax`, % copy",
+    "`softmax_naive`": "`softmax_naive`", "`softmax_online`": "`softmax_online`",
+    "`softmax_by_width`": "`softmax_by_width`", "`softmax_registers`": "`softmax_registers`",
+    "`softmax_split`": "`softmax_split`", "`softmax_fast`，那次运行的配置": "`softmax_fast` as run (4b9e7a7)",
+    "`softmax_fast`，现在的配置": "`softmax_fast` retuned (see below)"}
+C5_NCU = {"`online_kernel`（4096×8192）": "`online_kernel` 4096×8192 (2 reads)",
+          "`online_kernel`（64×1048576）": "`online_kernel` 64×1048576",
+          "`online_kernel`（1024×65536）": "`online_kernel` 1024×65536",
+          "`online_kernel`（262144×128）": "`online_kernel` 262144×128",
+          "`naive_kernel`（4096×8192，读三遍）": "`naive_kernel` 4096×8192 (3 reads)",
+          "`block_rows_kernel<256, 4, 8>`（4096×8192，读一遍）": "`block_rows_kernel<256, 4, 8>` 4096×8192"}
+
+
+def exact_row(table, key):
+    rows = [r for r in table[1:] if r[0] == key]
+    assert len(rows) == 1, f"no single row {key!r} in the table headed {table[0][0]!r}"
+    return rows[0]
+
+
+def test_c5_ladder_equals_the_projects_run():
+    mine = mdtables.find(chapter("c5.md"), ["4096×8192", "8192×4097"], first="写法（占拷贝 kernel 的 % / 是 torch.softmax 的几倍）")
+    bench = mdtables.find(tables(C5), ["4096×8192", "8192×4097"], first="variant")
+    assert mine and bench, "the C5 ladder table (chapter §12) or the record's ladder table is missing"
+    assert mine[0][1:] == bench[0][1:], "the shapes differ"
+    pairs = [(f"{key} / {shape}", mdtables.numbers(got), mdtables.numbers(want))
+             for key, bkey in C5_ROWS.items()
+             for shape, got, want in zip(mine[0][1:], exact_row(mine, key)[1:], exact_row(bench, bkey)[1:])]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+
+
+def test_c5_ncu_table_equals_the_projects_run():
+    mine = mdtables.find(chapter("c5.md"), ["显存读 / x"])
+    bench = mdtables.find(tables(C5), ["DRAM read / x"])
+    pairs = [(key, mdtables.numbers(" ".join(exact_row(mine, key)[1:])),
+              mdtables.numbers(" ".join(exact_row(bench, bkey)[1:4]))) for key, bkey in C5_NCU.items()]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)

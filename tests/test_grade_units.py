@@ -205,6 +205,22 @@ def test_perf_tier_counts_only_the_perf_shapes(pcts, tier):
     assert sc["max_score"] == t["cases"] + t["perf"]
 
 
+
+@pytest.mark.parametrize("defined, tier", [(("softmax_fast", "softmax_online"), "gold"), (("softmax_online",), "bronze"),
+                                           ((), "none")])
+def test_perf_tier_times_the_fallback_when_the_file_lacks_the_best_variant(defined, tier):
+    """82 grades softmax_fast when the file defines it, else softmax_online (the list's second), on every shape."""
+    p82 = manifest.load()[82]
+    result = {"backend": {"kind": "gpu"}, "perf": {"variants": [
+        {"name": name, "shape": list(shape), "pct_copy_kernel": pct}
+        for name, pcts in (("softmax_fast", (93, 91)), ("softmax_online", (60, 55)), ("softmax_naive", (40, 35)))
+        if name in defined or name == "softmax_naive"
+        for shape, pct in zip(((4096, 8192), (64, 1048576)), pcts)]}}
+    assert scoring.table(p82)["perf_variant"] == ["softmax_fast", "softmax_online"]
+    got, pct = scoring.perf_tier(result, p82)
+    assert got == tier and pct == {"gold": 91, "bronze": 55, "none": None}[tier]
+
+
 def stored(name, status="fail", **grading):
     result = reference_result()
     fail(result, "tiled_31x33")

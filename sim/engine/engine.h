@@ -107,6 +107,9 @@ struct SimError {
 //   sim__st_partial_sectors.sum          sectors the first block of each neighbour pair leaves in
 //                                        part (its stores write fewer than 32 of their bytes)
 //   sim__st_partial_sectors_next.sum     ... of them, written in part by the next block too
+//   sim__st_pages_{next,shared}.sum      2 KB pages the second block of each pair stores to, and of
+//                                        them those it fills half of or the first block stores to too
+//   sim__st_bytes_scattered.sum          bytes the second blocks store to their other pages
 using Metrics = std::map<std::string, uint64_t>;
 
 // One warp-level memory instruction, kept as an example per source line (the first executed),

@@ -89,6 +89,17 @@ uint32_t atomic_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes) {
 // sector << 6 | bytes written: the time model's evidence of sectors that other stores, of this
 // block or of its neighbours, complete (module.cpp).
 void partial_sectors(const uint64_t* addr, uint32_t m, uint32_t bytes, std::vector<uint64_t>& out) {
+  // Lanes l..h writing one contiguous run (a coalesced store): only its two ends can be partial.
+  const int lo = __builtin_ctz(m), hi = 31 - __builtin_clz(m);
+  bool run = (m >> lo) == (hi - lo == 31 ? 0xffffffffu : (1u << (hi - lo + 1)) - 1);
+  for (int l = lo + 1; run && l <= hi; ++l) run = addr[l] == addr[lo] + uint64_t(l - lo) * bytes;
+  if (run) {
+    const uint64_t a = addr[lo], e = addr[hi] + bytes;
+    if (a & 31) out.push_back((a >> 5) << 6 | uint32_t(std::min<uint64_t>(e, (a | 31) + 1) - a));
+    if ((e & 31) && (e >> 5) != (a >> 5)) out.push_back(((e >> 5) << 6) | uint32_t(e & 31));
+    else if ((e & 31) && !(a & 31)) out.push_back((a >> 5) << 6 | uint32_t(e - a));
+    return;
+  }
   std::pair<uint64_t, uint32_t> pieces[64];
   int n = 0;
   each_lane(m, [&](int l) {
@@ -371,7 +382,14 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
       const uint32_t sectors = kind == Access::Atomic ? atomic_sectors(addr, m, bytes) : distinct_sectors(addr, m, bytes, lane_bytes);
       c.g_sectors += sectors;
       c.g_bytes += std::min<uint64_t>(uint64_t(__builtin_popcount(m)) * bytes, uint64_t(sectors) * 32);
-      if (partial && kind == Access::Store) partial_sectors(addr, m, bytes, *partial);
+      if (partial && kind == Access::Store) {
+        partial_sectors(addr, m, bytes, *partial);
+        // The 2 KB DRAM page the store writes (its lowest address) and how many bytes: whether
+        // a block's writes fill pages, alone or with its launch-order neighbour (module.cpp).
+        uint64_t lo = ~0ull;
+        each_lane(m, [&](int l) { lo = std::min(lo, addr[l]); });
+        pages->push_back((lo >> 11) << 16 | std::min<uint64_t>(uint64_t(__builtin_popcount(m)) * bytes, 0xffff));
+      }
       sample("global", false);
     }
     return true;
@@ -407,7 +425,9 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
     if (!(in.issue & kIssuePaired)) {
       ++c.s_inst;
       const uint32_t counted = (in.issue & kIssuePairLead) ? 2 * bytes : bytes;
+      const uint64_t before = c.s_wavefronts;
       if (kind != Access::Atomic) shared_wavefronts(addr, m, counted, c.s_wavefronts, c.s_ideal);
+      shared_busy += c.s_wavefronts - before;
       sample("shared", true);
     }
     return true;

@@ -33,7 +33,9 @@ struct Frame {
   int32_t func;
 };
 
-enum class WarpState : uint8_t { Running, AtBarrier, Done };
+// Sleeping: the warp executed nanosleep, which a spin-wait on another block does; its block then
+// gives its host thread to other blocks and runs again later (module.cpp, Launch::worker).
+enum class WarpState : uint8_t { Running, AtBarrier, Sleeping, Done };
 
 // A cp.async in flight: its bytes (read from global memory when it was issued) land in shared
 // memory when its thread waits for its group.
@@ -64,6 +66,7 @@ struct Warp {
   // the warp may issue (the last barrier), when it last issued, when its last result lands.
   std::vector<uint32_t> ready;
   uint32_t t_floor = 0, t_arrive = 0, t_done = 0, issued = 0;
+  uint32_t t_order = 0, t_fence = 0;  // last store or branch; last forward branch (no load before it)
   std::vector<uint32_t> loads_done;  // completion of the warp's last Latencies::loads global loads (a ring)
   uint32_t loads_next = 0;
 
@@ -136,7 +139,10 @@ struct Exec {
   TranslateCache cache[4];
   unsigned cache_next = 0;
   const Latencies* latency = nullptr;
+  uint64_t shared_busy = 0;      // wavefronts since the last barrier: the SM's shared pipe serves one a cycle
+  uint32_t interval_start = 0;   // when the block's last barrier released (timing.h); travels with a parked block
   std::vector<uint64_t>* partial = nullptr;  // sectors this block's global stores write in part (exec.cpp)
+  std::vector<uint64_t>* pages = nullptr;    // 2 KB pages this block's global stores write
   uint8_t* hptr[32];             // scratch: host pointers of the current access, per lane
   uint64_t addr[32];             // scratch: addresses of the current access, per lane
   Space resolved = Space::Global;

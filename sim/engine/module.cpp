@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <iostream>
 #include <mutex>
 #include <stdexcept>
@@ -18,6 +19,23 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 enum class Stop { None, Watchdog };
+
+// A block that gave its host thread away while one of its warps sleeps (nanosleep: a spin-wait on
+// another block), with everything it needs to run on.
+struct ParkedBlock {
+  Exec x;
+  int pair;
+  uint64_t partner;
+  std::vector<Warp> warps;
+  std::vector<uint8_t> shared, local;
+  std::vector<RaceWord> race;
+  std::vector<uint64_t> async, partial, pages;
+};
+
+// At most this many parked blocks per host thread. A GPU holds only so many blocks at once too:
+// a kernel whose blocks wait for more blocks than that never finishes there either (the watchdog
+// reports it).
+constexpr size_t kMaxParked = 64;
 
 struct Worker {
   std::vector<InstrCounters> ctr;
@@ -34,7 +52,10 @@ struct Worker {
   // For the time model: blocks run, their critical paths, and the partly written store sectors
   // of each pair of launch-order neighbours (first block, and how many of those the second shares).
   uint64_t blocks = 0, cycles_sum = 0, cycles_max = 0, partial_writes = 0, partial_first = 0, partial_next = 0;
-  std::vector<uint64_t> partial_prev, partial_cur;
+  uint64_t pages_next = 0, pages_shared = 0, bytes_scattered = 0;  // the second block's store pages, local ones, bytes to the others
+  std::vector<uint64_t> partial_prev, partial_cur, pages_prev, pages_cur;
+  uint64_t prev_block = ~0ull;  // the block partial_prev and pages_prev belong to
+  std::deque<ParkedBlock> parked;
 };
 
 struct Launch {
@@ -97,7 +118,7 @@ struct Launch {
     w.copies.clear();
     std::fill(std::begin(w.committed), std::end(w.committed), 0u);
     w.ready.assign(K.max_regs, 0);
-    w.t_floor = w.t_arrive = w.t_done = w.issued = 0;
+    w.t_floor = w.t_arrive = w.t_done = w.issued = w.t_order = w.t_fence = 0;
     w.loads_done.assign(lp.latency.loads, 0);
     w.loads_next = 0;
   }
@@ -154,7 +175,7 @@ struct Launch {
       } else {
         ++ctr[pc].idle;
       }
-      if (!(in.issue & kIssueIfConverted)) time_instr(w, in, lp.latency);
+      if (!(in.issue & kIssueIfConverted)) time_instr(w, in, pc, lp.latency);
       ++w.insts;
       switch (in.cls) {
         case kAlu:
@@ -171,6 +192,10 @@ struct Launch {
           break;
         case kNop:
           ++top.pc;
+          break;
+        case kSleep:
+          ++top.pc;
+          if (m) { w.state = WarpState::Sleeping; return; }
           break;
         case kBra: {
           uint32_t nt = top.mask & ~m;
@@ -273,9 +298,10 @@ struct Launch {
     }
   }
 
-  // pair: 0 for the first block of a pair of launch-order neighbours, 1 for the second.
-  void run_block(Worker& wk, uint64_t b, int pair) {
-    Exec x;
+  // Sets up block b on the worker. A parked block took the worker's buffers with it: those are
+  // allocated again.
+  void begin_block(Worker& wk, Exec& x, uint64_t b) {
+    x = Exec{};
     x.P = &P;
     x.K = &K;
     x.mem = &mem;
@@ -288,21 +314,33 @@ struct Launch {
     x.block_linear = b;
     x.latency = &lp.latency;
     wk.partial_cur.clear();
-    x.partial = &wk.partial_cur;
+    x.partial = &wk.partial_cur;  // the members, whose contents travel with a parked block
+    wk.pages_cur.clear();
+    x.pages = &wk.pages_cur;
     x.ctr = wk.ctr.data();
     x.samples = wk.samples.data();
     // Shared memory starts as a poison pattern, so reading it before writing is visible.
-    std::fill(wk.shared.begin(), wk.shared.end(), uint8_t(0xff));
+    wk.shared.assign(shared_size, uint8_t(0xff));
     x.shared = wk.shared.data();
     x.shared_size = shared_size;
+    const size_t words = (shared_size + 3) / 4 + 4;
+    if (wk.race.size() != words) wk.race.assign(words, RaceWord{});
     x.race = wk.race.data();
+    if (wk.async.size() != words) wk.async.assign(words, 0);
     x.async = wk.async.data();
     x.async_words = 0;  // the last block dropped its copies
     x.epoch = ++wk.epoch;
     x.local_per_lane = K.max_depot;
-    if (!wk.local.empty()) std::fill(wk.local.begin(), wk.local.end(), uint8_t(0));
+    wk.local.assign(size_t(nwarps) * 32 * K.max_depot, 0);
     x.local = wk.local.data();
+    wk.warps.resize(nwarps);
     for (uint32_t i = 0; i < nwarps; ++i) init_warp(wk.warps[i], i, x);
+    x.interval_start = 0;
+  }
+
+  // Runs the worker's current block until it finishes, fails, or parks (returns false): a warp
+  // sleeps and no warp can run, so the block waits for something another block must do.
+  bool run_block(Worker& wk, Exec& x) {
     for (;;) {
       for (uint32_t i = 0; i < nwarps; ++i) {
         Warp& w = wk.warps[i];
@@ -311,7 +349,14 @@ struct Launch {
         if (x.failed || stop) break;
       }
       if (x.failed || stop) break;
-      // Every warp now waits at a barrier or is done.
+      // Every warp now waits at a barrier, sleeps or is done.
+      bool sleeping = false;
+      for (uint32_t i = 0; i < nwarps; ++i)
+        if (wk.warps[i].state == WarpState::Sleeping) {
+          wk.warps[i].state = WarpState::Running;  // it runs again when the block is resumed
+          sleeping = true;
+        }
+      if (sleeping) return false;
       Warp* waiting = nullptr;
       bool mixed_id = false, mixed_pc = false;
       Warp* done = nullptr;
@@ -346,17 +391,30 @@ struct Launch {
         break;
       }
       x.epoch = ++wk.epoch;
-      uint32_t release = 0;
+      // The barrier releases after its last warp arrives, and not before the shared pipe has
+      // served this interval's wavefronts (one a cycle: a conflicted tile takes its time).
+      uint32_t release = uint32_t(std::min<uint64_t>(x.interval_start + x.shared_busy, UINT32_MAX));
       for (uint32_t i = 0; i < nwarps; ++i)
         if (wk.warps[i].state == WarpState::AtBarrier) release = std::max(release, wk.warps[i].t_arrive);
       release += lp.latency.barrier;
+      x.interval_start = release;
+      x.shared_busy = 0;
       for (uint32_t i = 0; i < nwarps; ++i)
         if (wk.warps[i].state == WarpState::AtBarrier) {
           wk.warps[i].state = WarpState::Running;
-          wk.warps[i].t_floor = wk.warps[i].t_arrive = release;
+          wk.warps[i].t_floor = wk.warps[i].t_arrive = wk.warps[i].t_order = wk.warps[i].t_fence = release;
         }
     }
-    uint32_t cycles = 0;
+    return true;
+  }
+
+  // A finished (or failed) block's time, partly written sectors, printf output and error, kept for
+  // the merge. pair: 0 for the first block of a pair of launch-order neighbours, 1 for the second,
+  // whose partner is the first. (When blocks park, the second may finish first: its sectors are
+  // then compared with no neighbour's.)
+  void finish_block(Worker& wk, Exec& x, int pair, uint64_t partner) {
+    const uint64_t b = x.block_linear;
+    uint32_t cycles = uint32_t(std::min<uint64_t>(x.interval_start + x.shared_busy, UINT32_MAX));
     for (uint32_t i = 0; i < nwarps; ++i)
       cycles = std::max({cycles, wk.warps[i].t_done, wk.warps[i].t_arrive, wk.warps[i].issued});
     ++wk.blocks;
@@ -373,13 +431,42 @@ struct Launch {
       if (bytes < 32) wk.partial_cur[kept++] = sector;
     }
     wk.partial_cur.resize(kept);
+    // Pages and the bytes the block stores to each (page << 16 | bytes, bytes capped).
+    std::sort(wk.pages_cur.begin(), wk.pages_cur.end());
+    size_t npages = 0;
+    for (size_t i = 0; i < wk.pages_cur.size();) {
+      const uint64_t page = wk.pages_cur[i] >> 16;
+      uint64_t bytes = 0;
+      for (; i < wk.pages_cur.size() && wk.pages_cur[i] >> 16 == page; ++i) bytes += wk.pages_cur[i] & 0xffff;
+      wk.pages_cur[npages++] = page << 16 | std::min<uint64_t>(bytes, 0xffff);
+    }
+    wk.pages_cur.resize(npages);
     if (pair == 0) {
       wk.partial_first += wk.partial_cur.size();
       wk.partial_prev.swap(wk.partial_cur);
+      wk.pages_prev.swap(wk.pages_cur);
+      wk.prev_block = b;
     } else {
-      for (uint64_t sector : wk.partial_cur)
-        wk.partial_next += std::binary_search(wk.partial_prev.begin(), wk.partial_prev.end(), sector);
+      const bool neighbour = wk.prev_block == partner;
+      if (!neighbour) wk.pages_prev.clear();
+      if (neighbour)
+        for (uint64_t sector : wk.partial_cur)
+          wk.partial_next += std::binary_search(wk.partial_prev.begin(), wk.partial_prev.end(), sector);
+      wk.pages_next += wk.pages_cur.size();
+      // A page is written locally when this block fills half of it or more, or when the first
+      // block writes it too; otherwise its bytes count as scattered.
+      auto shares = [&](uint64_t page) {
+        auto it = std::lower_bound(wk.pages_prev.begin(), wk.pages_prev.end(), page << 16);
+        return it != wk.pages_prev.end() && (*it >> 16) == page;
+      };
+      for (uint64_t entry : wk.pages_cur) {
+        const uint64_t bytes = entry & 0xffff;
+        if (bytes >= 1024 || shares(entry >> 16)) ++wk.pages_shared;
+        else wk.bytes_scattered += bytes;
+      }
       wk.partial_prev.clear();
+      wk.pages_prev.clear();
+      wk.prev_block = ~0ull;
     }
     // Copies never waited for leave no marks for the next block's race check.
     for (uint32_t i = 0; i < nwarps; ++i) x.drop_copies(wk.warps[i]);
@@ -395,23 +482,83 @@ struct Launch {
     }
   }
 
+  void park(Worker& wk, Exec& x, int pair, uint64_t partner) {
+    wk.parked.push_back(ParkedBlock{x, pair, partner, std::move(wk.warps), std::move(wk.shared), std::move(wk.local),
+                                    std::move(wk.race), std::move(wk.async), std::move(wk.partial_cur),
+                                    std::move(wk.pages_cur)});
+  }
+
+  void resume(Worker& wk, Exec& x, int& pair, uint64_t& partner) {
+    ParkedBlock& pb = wk.parked.front();
+    x = pb.x;  // its pointers still name pb's buffers, which move back unchanged
+    pair = pb.pair;
+    partner = pb.partner;
+    wk.warps = std::move(pb.warps);
+    wk.shared = std::move(pb.shared);
+    wk.local = std::move(pb.local);
+    wk.race = std::move(pb.race);
+    wk.async = std::move(pb.async);
+    wk.partial_cur = std::move(pb.partial);
+    wk.pages_cur = std::move(pb.pages);
+    wk.parked.pop_front();
+  }
+
+  // Blocks come two at a time (a pair of launch-order neighbours runs on one worker). New blocks
+  // first while there are any (one of them may be what a parked block waits for), then the parked
+  // blocks in turn. A block that only ever parks is caught by the watchdog here, since its warps
+  // never run long enough to reach the check in run_warp.
   void worker(Worker& wk, uint64_t nblocks) {
     wk.ctr.assign(P.code.size(), InstrCounters{});
     wk.samples.assign(P.lines.size(), SampleSlot{});
-    wk.shared.assign(shared_size, 0xff);
-    wk.race.assign((shared_size + 3) / 4 + 4, RaceWord{});
-    wk.async.assign(wk.race.size(), 0);
-    wk.local.assign(size_t(nwarps) * 32 * K.max_depot, 0);
-    wk.warps.resize(nwarps);
     const uint64_t count = order.empty() ? nblocks : order.size();
-    for (;;) {  // two at a time: a pair of neighbours runs on one worker
-      const uint64_t i = next.fetch_add(2);
-      if (i >= count) break;
-      for (uint64_t k = i; k < std::min(i + 2, count); ++k) {
+    uint64_t k = 0, k_end = 0;  // the fetched pair's launch-order indices not begun yet
+    bool more = true;
+    Exec x;
+    int pair = 0;
+    uint64_t partner = ~0ull;
+    for (;;) {
+      if (stop) break;
+      if (more && wk.parked.size() < kMaxParked) {
+        if (k == k_end) {
+          k = next.fetch_add(2);
+          k_end = std::min(k + 2, count);
+          if (k >= count) {
+            more = false;
+            continue;
+          }
+        }
         const uint64_t b = order.empty() ? k : order[k];
-        if (b > min_failed.load() || stop) return;
-        run_block(wk, b, int(k - i));
+        pair = (k & 1) ? 1 : 0;
+        partner = pair ? (order.empty() ? k - 1 : order[k - 1]) : ~0ull;
+        ++k;
+        if (b > min_failed.load()) {
+          more = false;
+          continue;
+        }
+        begin_block(wk, x, b);
+      } else if (!wk.parked.empty()) {
+        resume(wk, x, pair, partner);
+        if (x.block_linear > min_failed.load()) continue;  // a lower block failed: its error is the one reported
+        if (std::chrono::duration<double>(Clock::now() - t0).count() > lp.watchdog_seconds) {
+          stop = true;
+          char buf[160];
+          snprintf(buf, sizeof buf, "the kernel ran longer than the %.3g s watchdog (blocks wait for each other forever?)",
+                   lp.watchdog_seconds);
+          for (uint32_t i = 0; i < nwarps; ++i)
+            if (wk.warps[i].state == WarpState::Running && !wk.warps[i].stack.empty()) {
+              x.fail("watchdog", buf, wk.warps[i], __builtin_ctz(wk.warps[i].stack.back().mask | 1),
+                     P.code[wk.warps[i].stack.back().pc]);
+              break;
+            }
+          if (!x.failed) x.fail("watchdog", buf, wk.warps[0], 0, P.code[K.begin]);
+          finish_block(wk, x, pair, partner);
+          break;
+        }
+      } else {
+        break;
       }
+      if (run_block(wk, x)) finish_block(wk, x, pair, partner);
+      else park(wk, x, pair, partner);
     }
   }
 };
@@ -629,10 +776,15 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   if (err) rep.errors.push_back(err->error);
 
   uint64_t blocks = 0, cycles_sum = 0, cycles_max = 0, partial_writes = 0, partial_first = 0, partial_next = 0;
+  uint64_t pages_next = 0, pages_shared = 0, bytes_scattered = 0;
   for (auto& w : workers) {
     blocks += w.blocks, cycles_sum += w.cycles_sum, cycles_max = std::max(cycles_max, w.cycles_max);
     partial_writes += w.partial_writes, partial_first += w.partial_first, partial_next += w.partial_next;
+    pages_next += w.pages_next, pages_shared += w.pages_shared, bytes_scattered += w.bytes_scattered;
   }
+  rep.metrics["sim__st_pages_next.sum"] = pages_next;
+  rep.metrics["sim__st_pages_shared.sum"] = pages_shared;
+  rep.metrics["sim__st_bytes_scattered.sum"] = bytes_scattered;
   rep.metrics["sim__st_partial_writes.sum"] = partial_writes;
   rep.metrics["sim__blocks.sum"] = blocks;
   rep.metrics["sim__block_cycles.sum"] = cycles_sum;

@@ -1088,6 +1088,12 @@ void dec_nop(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   (void)c;
   (void)p;
 }
+void dec_sleep(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
+  in.cls = kSleep;
+  in.fn = h_nop;
+  (void)c;
+  (void)p;
+}
 void dec_shfl(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   Mods m(p);
   if (!m.has("sync")) c.unsupported(p, "shfl without .sync");
@@ -1179,7 +1185,7 @@ void dec_match(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   X(ld, dec_ld) X(ldu, dec_ld) X(st, dec_st) X(atom, dec_atom) X(red, dec_atom)                  \
   X(bra, dec_bra) X(call, dec_call) X(ret, dec_ret) X(exit, dec_exit) X(trap, dec_trap)          \
   X(bar, dec_bar) X(barrier, dec_bar) X(membar, dec_nop) X(fence, dec_nop)                       \
-  X(nanosleep, dec_nop) X(prefetch, dec_nop) X(shfl, dec_shfl) X(vote, dec_vote)                 \
+  X(nanosleep, dec_sleep) X(prefetch, dec_nop) X(shfl, dec_shfl) X(vote, dec_vote)                 \
   X(activemask, dec_activemask) X(redux, dec_redux) X(match, dec_match)
 
 const std::vector<OpcodeRow>& opcode_table() {

@@ -20,7 +20,7 @@ const char* ty_name(Ty t);
 enum class Space : uint8_t { Generic, Global, Shared, Local, Param, KParam, Const };
 
 // Instruction classes the executor dispatches on; everything else is kAlu (handler does the work).
-enum Cls : uint8_t { kAlu, kMem, kBra, kCall, kRet, kExit, kBar, kWarpSync, kTrap, kNop };
+enum Cls : uint8_t { kAlu, kMem, kBra, kCall, kRet, kExit, kBar, kWarpSync, kTrap, kNop, kSleep };
 
 // Operand slots: the top two bits say where the 32 lane values live.
 constexpr uint16_t kSlotReg = 0x0000;      // the current call frame's registers

@@ -7,18 +7,23 @@ Each launch is bounded five ways, each a time on the GPU of gpus.py:
 
   dram     bytes the active lanes load and store (sim__global_{ld,st}_bytes; the L2 keeps a
            sector until every block that shares it is done), at the measured read rate, writes
-           a little dearer, 128-byte store requests at the measured scalar-store efficiency;
-  l2       32-byte sectors between L1 and L2 (requests' sectors), sectors stores write in part
-           at the measured partial-store rate;
+           a little dearer, the last 21 MB written left in L2 when the kernel ends, writes of
+           neighbouring blocks that land far apart at the measured scattered-store efficiency;
+  l2       32-byte sectors through L2 (requests' sectors, the write-back of the stored bytes),
+           and the partial sectors of scattered stores (beyond a coalesced store's two ends) at
+           the measured read-modify-write rate;
   shared   shared-memory wavefronts at one per SM per clock;
   issue    warp instructions as the SASS issues them (smsp__inst_executed.sum) at 4 per SM per clock;
   latency  waves of resident blocks (occupancy from ptxas's registers and shared memory, threads,
-           blocks) times a block's critical path (sim__block_cycles, from the latencies of gpus.py).
+           blocks) times a block's critical path (sim__block_cycles, from the latencies of gpus.py),
+           longer for blocks of more than 8 warps (their slowest warp ends them).
 
-The prediction is the soft maximum of the five (exponent gpus.Gpu.smooth) plus the launch cost,
+The prediction is the soft maximum (exponent gpus.Gpu.smooth) of the latency bound and the
+largest of the four throughput bounds, plus the launch cost
+(a timed call adds gpus.Gpu.call_seconds once: table.py and variants.py),
 and the bound is the largest. A launch the model cannot speak for gets "seconds": null and a
 reason: one whose stores leave sectors for blocks far away in launch order to complete, when DRAM
-is its bound (content/c3.md §8.2: the H200 loses up to a third there, for reasons the counters do
+or L2 is its bound (content/c3.md §8.2: the H200 loses up to a third there, for reasons the counters do
 not show).
 
 Launches simulated in part (DRILLS_SIM_SAMPLE_BLOCKS) are scaled by blocks launched / blocks run.
@@ -81,9 +86,15 @@ def predict_launch(launch: dict, gpu: Gpu, resources: dict | None = None) -> dic
 
     ld_bytes, st_bytes = total("sim__global_ld_bytes.sum"), total("sim__global_st_bytes.sum")
     st_requests = total("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
-    bytes_per_store = st_bytes / st_requests if st_requests else 512.0
-    s = gpu.scalar_store_efficiency
-    efficiency = s + (1 - s) * min(1.0, max(0.0, (bytes_per_store - 128) / 384))
+    # Blocks that write a little to many DRAM pages, pages their launch-order neighbours do not
+    # write, spread the writes over the DRAM's rows: the fewer bytes a page, the dearer.
+    pages, near = m.get("sim__st_pages_next.sum") or 0, m.get("sim__st_pages_shared.sum") or 0
+    scattered = bool(pages) and near < 0.5 * pages
+    write_efficiency = 1.0
+    if scattered:
+        per_page = (m.get("sim__st_bytes_scattered.sum") or 0) / max(1, pages - near)
+        write_efficiency = min(1.0, max(gpu.scattered_store_efficiency,
+                                        1 - (1 - gpu.scattered_store_efficiency) * 128 / max(per_page, 1)))
     atomic_sectors = sum(total(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum") for op in ("atom", "red"))
     ld_sectors = total("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") + atomic_sectors
     st_sectors = total("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")
@@ -95,17 +106,27 @@ def predict_launch(launch: dict, gpu: Gpu, resources: dict | None = None) -> dic
     per_sm_blocks = math.ceil(blocks / gpu.sms)
     waves = math.ceil(per_sm_blocks / per_sm)
     cycles = m["sim__block_cycles.sum"] / run if waves > 1 else m.get("sim__block_cycles.max", 0)
+    # A block ends with its slowest warp: the more warps wait on memory, the later the last one.
+    cycles *= 1 + gpu.block_tail * math.log2(max(1.0, math.ceil(threads / 32) / 8))
     bounds = {
-        "dram": (ld_bytes + gpu.dram_write_cost * st_bytes / efficiency) / gpu.dram_read_bytes_per_s,
-        "l2": (ld_sectors + st_sectors - partial) / gpu.l2_sectors_per_s + partial / gpu.l2_partial_store_sectors_per_s,
+        "dram": (ld_bytes + gpu.dram_write_cost * max(0.0, st_bytes - gpu.l2_write_back_bytes) / write_efficiency)
+                / gpu.dram_read_bytes_per_s,
+        # L1 requests' sectors and the write-back of the stored bytes; a coalesced store writes at
+        # most its two end sectors in part, every further partial sector (scattered stores) costs
+        # the L2 a read-modify-write on top.
+        "l2": (ld_sectors + st_sectors + st_bytes / 32) / gpu.l2_sectors_per_s
+              + max(0.0, partial - 2 * st_requests) / gpu.l2_partial_store_sectors_per_s,
         "shared": wavefronts / (gpu.sms * gpu.shared_wavefronts_per_sm_clock * gpu.clock_hz),
         "issue": instructions / (gpu.sms * gpu.issue_per_sm_clock * gpu.clock_hz),
         "latency": waves * cycles / gpu.clock_hz,
     }
+    # The throughput bounds are pipelines working side by side: the slowest one sets the pace.
+    # Latency and that pace overlap only in part: a soft maximum joins them.
     k = gpu.smooth
-    seconds = sum(t ** k for t in bounds.values()) ** (1 / k) + gpu.launch_seconds
+    pace = max(v for name, v in bounds.items() if name != "latency")
+    seconds = (pace ** k + bounds["latency"] ** k) ** (1 / k) + gpu.launch_seconds
     bound = max(bounds, key=bounds.get)
-    out.update({"seconds": seconds, "bound": bound, "bounds": bounds,
+    out.update({"seconds": seconds, "bound": bound, "bounds": bounds, "scattered_stores": scattered,
                 "occupancy": {"blocks_per_sm": per_sm, "limit": limiter, "registers": registers,
                               "registers_from": "ptxas" if res else "assumed", "waves": waves}})
     if scale != 1:
@@ -115,7 +136,7 @@ def predict_launch(launch: dict, gpu: Gpu, resources: dict | None = None) -> dic
     # Only the first block of each pair of neighbours counts them: half the blocks run.
     first, shared_next = m.get("sim__st_partial_sectors.sum") or 0, m.get("sim__st_partial_sectors_next.sum") or 0
     left_open = 2 * first * scale / st_sectors if st_sectors else 0.0
-    if bound == "dram" and left_open > 0.05 and shared_next < 0.25 * first:
+    if bound in ("dram", "l2") and left_open > 0.10 and shared_next < 0.25 * first:
         out["seconds"] = None
         out["reason"] = (f"not modelled: {left_open:.0%} of the store sectors are completed by blocks far "
                          "away in launch order (content/c3.md §8.2)")

@@ -72,7 +72,7 @@ def _call_prediction(call: dict, gpu: str, resources: dict) -> dict:
                 else "the call launched no kernel"}
     reason = next((p["reason"] for p in preds if p.get("seconds") is None), None)
     main = max(preds, key=lambda p: p.get("seconds") or 0)
-    seconds = None if reason else sum(p["seconds"] for p in preds)
+    seconds = None if reason else sum(p["seconds"] for p in preds) + GPUS[gpu].call_seconds
     return {"seconds": seconds, "bound": main.get("bound"), "reason": reason, "launches": len(preds)}
 
 

@@ -567,6 +567,31 @@ TEST(Checks, Watchdog) {
   EXPECT_EQ(one_error(r).kind, "watchdog");
 }
 
+TEST(Control, BlocksWaitingForOtherBlocksFinishOnOneThread) {
+  // Block 0 spins (with nanosleep) until the 39 other blocks have counted themselves; on one host
+  // thread that only ends if block 0 gives the thread away while it waits.
+  for (int threads : {1, 2}) {
+    Fixture f("control.ptx");
+    uint64_t count = f.mem.upload(std::vector<unsigned>{0});
+    uint64_t out = f.mem.upload(std::vector<int>{0});
+    Args a;
+    a.add(count).add(out);
+    auto r = f.launch("wait_for_others", {40, 1, 1}, {64, 1, 1}, a, threads, 0, 20);
+    ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+    EXPECT_EQ(f.mem.download<int>(out, 1)[0], 1);
+    EXPECT_EQ(f.mem.download<unsigned>(count, 1)[0], 39u);
+  }
+}
+
+TEST(Checks, WatchdogEndsABlockThatSleepsForever) {
+  Fixture f("control.ptx");
+  uint64_t flag = f.mem.upload(std::vector<int>{0});
+  Args a;
+  a.add(flag);
+  auto r = f.launch("sleep_forever", {3, 1, 1}, {32, 1, 1}, a, 1, 0, 0.2);
+  EXPECT_EQ(one_error(r).kind, "watchdog");
+}
+
 TEST(Checks, Trap) {
   Fixture f("control.ptx");
   Args a;

@@ -63,3 +63,19 @@ extern "C" __global__ void spin_forever(int* flag) {
   while (*(volatile int*)flag == 0) { }
 }
 extern "C" __global__ void trap_kernel() { __trap(); }
+// Block 0 waits until every other block has arrived: the others must run while it waits, even on
+// one host thread (the waiting block parks at nanosleep).
+extern "C" __global__ void wait_for_others(unsigned* count, int* out) {
+  if (threadIdx.x != 0) return;
+  if (blockIdx.x == 0) {
+    while (*(volatile unsigned*)count != gridDim.x - 1) __nanosleep(100);
+    out[0] = 1;
+  } else {
+    __threadfence();
+    atomicAdd(count, 1);
+  }
+}
+// Waits for a flag nobody sets: the watchdog must end it although the warp keeps parking.
+extern "C" __global__ void sleep_forever(const int* flag) {
+  while (*(volatile const int*)flag == 0) __nanosleep(100);
+}
