@@ -37,8 +37,9 @@ EXPECT = {  # submission: (status, first diagnosis id or None)
     "two_files": ("error", "several-contract-files"),
     "vandal": ("pass", None),
 }
-# Seconds of tests per submission. The hang is stopped by the watchdog (a quarter of it) long before;
-# a wrong answer's Hypothesis shrinking needs more than 20 s on a machine shared by several builds.
+# Seconds of tests per submission. The hang is stopped by the watchdog (a quarter of it) long before.
+# The wrong answer's pytest run needs about 2 CPU-s (it was 8, most of it Hypothesis's explain phase,
+# now off in conftest.py); 60 leaves room for a machine shared by several builds.
 TIMEOUT = 60
 
 pytestmark = pytest.mark.skipif(

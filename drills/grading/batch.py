@@ -83,6 +83,9 @@ class Grader:
             size = sub.size()
             if sub.file is None:
                 d = error(self.problem.number, sub.why, sub.source.name, diagnosis=sub.why_id).to_dict()
+            elif (link := escaping_link(sub)) is not None:
+                d = error(self.problem.number, say("grading.symlink", path=link), sub.source.name,
+                          diagnosis="symlink-refused").to_dict()
             elif size > MAX_SUBMISSION:
                 d = error(self.problem.number, say("grading.too-large", mib=MAX_SUBMISSION >> 20), sub.source.name,
                           diagnosis="submission-too-large").to_dict()
@@ -140,7 +143,7 @@ class Grader:
             readable = [ROOT, self.tmpl.root, Path(sys.prefix), Path(sys.base_prefix),
                         *(Path(p) for p in site.getsitepackages() + [site.getusersitepackages()])]
             done = sandbox.run_child(sandbox.child_argv(spec_path), work, self._env(work), wall, self.kind,
-                                     readable, self.backend == "gpu", uuid.uuid4().hex)
+                                     readable, self.backend == "gpu", uuid.uuid4().hex, self._hidden_paths())
             result = work / "result.json"
             if done.code is None:
                 return error(self.problem.number, say("grading.time-limit", seconds=wall), sub.file.name,
@@ -151,6 +154,17 @@ class Grader:
             return json.loads(result.read_text())
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+    def _hidden_paths(self) -> list[Path]:
+        """What no submission may read: the references (files kept, empty, so the manifest still
+        finds them), OUT, the other submissions, the hidden-cases file."""
+        refs = [p for p in (ROOT / "solutions").rglob("*") if p.is_file()]
+        paths = [*refs, self.out.resolve()]
+        if getattr(self.args, "submissions", None):
+            paths.append(Path(self.args.submissions).resolve())
+        if getattr(self.args, "hidden", None):
+            paths.append(Path(self.args.hidden).resolve())
+        return paths
 
     def _env(self, work: Path) -> dict:
         env = {k: v for k, v in os.environ.items()
@@ -163,6 +177,27 @@ class Grader:
             "DRILLS_SIM_WATCHDOG": str(max(2, min(60, int(self.args.timeout / 4)))),
         })
         return env
+
+
+def escaping_link(sub: Submission) -> str | None:
+    """The first symbolic link in a submission that leads outside it (a link to the reference, to
+    another student's file, to /etc...), as a path relative to the submissions folder; else None.
+    The copy into the sandbox keeps links as links; this keeps them from being judged at all."""
+    root = sub.source
+    if root.is_symlink():
+        return root.name
+    if not root.is_dir():
+        return None
+    top = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            if p.is_symlink():
+                try:
+                    p.resolve(strict=False).relative_to(top)
+                except (ValueError, RuntimeError):
+                    return str(p.relative_to(root.parent))
+    return None
 
 
 def _nproc_limit(jobs: int) -> int | None:

@@ -12,12 +12,10 @@ import json
 import os
 import resource
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from .. import ROOT
 from ..pipeline.build import BuildOutcome, compile_errors, missing_symbols
 from ..manifest import find, load
 from ..messages import say
@@ -74,17 +72,9 @@ def _perf(spec: dict, problem, capi: Path, work: Path) -> dict:
     p = problem.perf
     cmd = [sys.executable, "-m", "drills.pipeline.perf", "--subject", str(capi), "--reference", spec["reference_capi"],
            "--bound", p.bound, "--shapes", ",".join(p.shapes), "--variants", ",".join(p.variants), "--torch", ""]
-    out = work / "perf.json"
-    try:
-        with open(out, "wb") as f:
-            code = subprocess.call(cmd, stdout=f, stderr=subprocess.DEVNULL, cwd=ROOT, timeout=spec["timeout"])
-    except subprocess.TimeoutExpired:
-        return {"error": f"timing took longer than {spec['timeout']} s"}
-    lines = out.read_text(errors="replace").strip().splitlines()
-    try:
-        return json.loads(lines[-1]) if code == 0 else {"error": f"timing exited with {code}"}
-    except (json.JSONDecodeError, IndexError):
-        return {"error": "timing printed no result"}
+    from ..pipeline.perf import run_timing
+    times, why = run_timing(cmd, spec["timeout"])  # over the result channel: a line the library prints is no result
+    return times if times is not None else {"error": why}
 
 
 def _scrub(value, replace: list[tuple[str, str]]):

@@ -91,7 +91,8 @@ def _main(args) -> int:
     require("cmake")
     kind, sandbox_note = sandbox.pick(args.sandbox, backend == "gpu")
 
-    subs = select(discover(subs_dir, problem), args.only, args.shard, subs_dir)
+    found = discover(subs_dir, problem)
+    subs = select(found, args.only, args.shard, subs_dir)
     out.mkdir(parents=True, exist_ok=True)
 
     cache = Path(args.cache) if args.cache else template.default_cache()
@@ -110,7 +111,7 @@ def _main(args) -> int:
                 grader.stopping = True  # what was cut short is not recorded, so a re-run grades it
                 sandbox.kill_all()
                 raise
-        path = gradebook.write_csv(out)
+        path = gradebook.write_csv(out, keep={s.name for s in found})  # a removed submission's row goes
     finally:
         lock.release()
     total = time.monotonic() - started

@@ -12,6 +12,17 @@ from ..pipeline.render import text
 SHOW_FAILED = 5
 
 
+# Values a submission chose: what it wrote ("got X") and how many elements it got wrong ("N of M
+# elements differ"). Either can carry data out (the hidden shapes or seed read from its environment),
+# so feedback shows neither; the expected values and the positions are the judge's own.
+_GOT = re.compile(r"\bgot\s+\S+")
+_COUNT = re.compile(r"(?<![\d.])\d+(\s+of\s+\d+\s+elements?\s+differ)")
+
+
+def carried(s: str) -> str:
+    return _COUNT.sub(r"some\1", _GOT.sub("got a different value", s)) if s else s
+
+
 def scrubber(hidden_shapes):
     pats = []
     for m, n in hidden_shapes:
@@ -20,6 +31,7 @@ def scrubber(hidden_shapes):
     rx = re.compile("|".join(pats)) if pats else None
 
     def scrub(s: str, blank: str) -> str:
+        s = carried(s)
         return rx.sub(blank, s) if rx and s else s
     return scrub
 
@@ -68,7 +80,7 @@ def render(d: dict, lang: str, hidden_shapes, title: str) -> str:
         for t in failed_public[:SHOW_FAILED]:
             lines.append(f"- `{t['name']}`: {scrub(t.get('message', ''), w['hidden_shape'])[:300]}")
             if t.get("mismatches"):
-                lines += ["  ```", *("  " + m for m in t["mismatches"].splitlines()[:5]), "  ```"]
+                lines += ["  ```", *("  " + carried(m) for m in t["mismatches"].splitlines()[:5]), "  ```"]
     if c["hidden_total"] and c["hidden_passed"] < c["hidden_total"]:
         lines += ["", w["hidden_note"].format(f=c["hidden_total"] - c["hidden_passed"], n=c["hidden_total"])]
     return "\n".join(lines).rstrip() + "\n"

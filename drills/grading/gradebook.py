@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import threading
 import shutil
 from pathlib import Path
 
@@ -19,9 +20,14 @@ CSV = "grades.csv"
 
 
 def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    """Any text (a name that is not UTF-8 arrives as lone surrogates: written as \\udcXX), and no
+    temporary file left in OUT whatever happens."""
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
+    try:
+        tmp.write_bytes(text.encode("utf-8", "backslashreplace"))
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def results(out_dir: Path) -> dict[str, dict]:
@@ -56,12 +62,14 @@ def row(d: dict) -> dict:
     }
 
 
-def write_csv(out_dir: Path) -> Path:
+def write_csv(out_dir: Path, keep: set[str] | None = None) -> Path:
+    """keep: the submissions that still exist; the rows of others (removed since) are left out."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     w.writeheader()
     for name, d in sorted(results(out_dir).items()):
-        w.writerow(row(d))
+        if keep is None or name in keep:
+            w.writerow(row(d))
     path = out_dir / CSV
     write_atomic(path, buf.getvalue())
     return path

@@ -25,7 +25,9 @@ from pathlib import Path
 
 import psutil
 
-from . import GradeError
+from . import GradeError, cgroup
+
+PIDS_MAX = 512  # processes and threads of one submission (build, judge, simulator threads) under a cgroup
 
 
 @functools.lru_cache(maxsize=4)
@@ -73,16 +75,57 @@ def pick(requested: str, gpu: bool) -> tuple[str, str]:
     return "rlimits", f"rlimits only ({reason}): no network or file-system isolation"
 
 
-def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool) -> list[str]:
+HOMES = (Path("/root"), Path("/home"))
+TMP_MB = 256
+WORK_TMPFS_MB = {"home": 256, "tmp": 256, "build": 1024}  # the child's HOME, TMPDIR and build folder
+
+
+def _sized(path: str, mb: int) -> list[str]:
+    """A size-limited tmpfs: a total limit on what may be written there (RLIMIT_FSIZE is per file)."""
+    return ["--size", str(mb << 20), "--tmpfs", path]
+
+
+def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool, hide: list[Path] = ()) -> list[str]:
+    """hide: what a submission must not read (the repository's solutions, OUT, the submissions
+    folder, the hidden-cases file). Home folders are emptied too, except the paths in `readable`
+    under them (a Python installed in a home folder). A hidden file stays where it was, empty
+    (an empty file bound over it), so what checks that it exists still finds it."""
     cmd = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--proc", "/proc",
-           *(["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]), "--tmpfs", "/tmp"]
-    for path in readable:  # what /tmp's fresh tmpfs would hide (the cache, a checkout under /tmp)
-        if str(path).startswith("/tmp/") and path.exists():
+           *(["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]), *_sized("/tmp", TMP_MB)]
+    for home in HOMES:
+        if home.is_dir() and not _inside(work, home):
+            cmd += ["--tmpfs", str(home)]
+    for path in readable:  # what /tmp's fresh tmpfs or an emptied home would hide
+        if path.exists() and (str(path).startswith("/tmp/") or any(_inside(path, h) for h in HOMES)):
+            cmd += ["--ro-bind", str(path), str(path)]
+    for path in hide:
+        if path.is_dir():
+            cmd += ["--tmpfs", str(path)]
+            # a directory's files are replaced one by one where they must keep existing
+        elif path.exists():  # an empty regular file, so what checks that it is a file still finds one
+            empty = work / ".empty"
+            if not empty.exists():
+                empty.write_bytes(b"")
+                empty.chmod(0o444)
+            cmd += ["--ro-bind", str(empty), str(path)]
+    for path in readable:  # what the build and run need, even where it lies inside a hidden folder
+        if path.exists() and any(path != h and _inside(path, h) for h in hide if h.is_dir()):
             cmd += ["--ro-bind", str(path), str(path)]
     if str(work) != "/":
         cmd += ["--bind", str(work), str(work)]
+        for name, mb in WORK_TMPFS_MB.items():  # where a submission's own processes write: bounded in total
+            if (work / name).is_dir():
+                cmd += _sized(str(work / name), mb)
     cmd += ["--unshare-all", "--die-with-parent", "--new-session", "--chdir", str(work), "--", *argv]
     return cmd
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder)
+        return True
+    except ValueError:
+        return False
 
 
 RUNNING: dict[str, int] = {}  # token -> pid of every child now running, for kill_all()
@@ -141,9 +184,9 @@ def kill_tree(pid: int, token: str) -> None:
 
 
 def run_child(argv: list[str], work: Path, env: dict, wall_s: float, kind: str, readable: list[Path],
-              gpu: bool, token: str) -> Finished:
+              gpu: bool, token: str, hide: list[Path] = ()) -> Finished:
     if kind == "bwrap":
-        cmd = wrap(argv, work, readable, gpu)
+        cmd = wrap(argv, work, readable, gpu, hide)
     elif kind == "unshare-net":
         cmd = [*(unshare_net() or []), "--", *argv]
     else:
@@ -151,15 +194,19 @@ def run_child(argv: list[str], work: Path, env: dict, wall_s: float, kind: str, 
     env = dict(env, DRILLS_GRADE_TOKEN=token)
     started = time.monotonic()
     log = work / "child.log"
+    group = cgroup.create(token, PIDS_MAX)
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=group.enter if group else None)
         RUNNING[token] = proc.pid
         try:
             code = proc.wait(timeout=wall_s)
         except subprocess.TimeoutExpired:
             code = None
         RUNNING.pop(token, None)
+        if group:
+            group.kill()
         kill_tree(proc.pid, token)
         try:
             os.killpg(proc.pid, signal.SIGKILL)

@@ -110,7 +110,7 @@ def discover(folder: Path, problem: Problem) -> list[Submission]:
             subs.append(Submission(entry.stem, entry))
     used: set[str] = set()
     for sub in subs:
-        base = _SAFE.sub("_", sub.name).strip("._") or "submission"
+        base = _SAFE.sub("_", sub.name).strip("._-") or "submission"  # no name that reads as an option
         name, k = base, 2
         while name.lower() in used:  # case-insensitive file systems
             name, k = f"{base}-{k}", k + 1

@@ -75,10 +75,15 @@ def from_runs(problem: Problem, result: Result, runs: list, binaries=()) -> None
     for run in runs:
         for event in run.sim_events:
             _from_sim_event(problem, result, event, binaries)
-        if run.crashed == "killed by SIGXFSZ":
+        if run.crashed == "killed by SIGXFSZ" or run.crashed.startswith("stopped after printing"):
             result.diagnose("output-limit")
         if run.timed_out:
-            result.diagnose("timeout")
+            watchdog = any(e.get("kind") == "watchdog" for ev in run.sim_events for e in ev.get("errors", []))
+            if (result.backend or {}).get("kind") == "sim" and not watchdog:
+                # the simulator's watchdog stops every launch in its time: what ran on was host code
+                result.diagnose("timeout", key="diagnosis.timeout-host")
+            else:
+                result.diagnose("timeout")
     _from_wrong_outputs(problem, result)
     order(problem, result)
 

@@ -7,8 +7,9 @@ that runs longer than its limit (ten times the slowest case of the reference in 
 program, never under 10 s) or a run longer than its limit stops the shard's whole process group,
 and the Run says which case was running (`running`), so the judge can name the kernel and replay
 that case on the simulator. GoogleTest's own sharding (GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX)
-splits the cases; the results come back through the same JSON file and parser as
-execute.run_gtest, one file per shard, merged.
+splits the cases. Each shard is one execute._exec run: its results come back over the result
+channel (tests/support/drills_result_channel.h), never from a file the program could rewrite,
+one report per shard, merged.
 """
 
 from __future__ import annotations
@@ -17,20 +18,16 @@ import json
 import os
 import re
 import signal
-import subprocess
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import ROOT
 from . import execute
 
 MIN_LIMIT = 10.0     # seconds: never stop a case sooner
 SCALE = 10.0         # times what the reference needs
-POLL = 0.1
-OUTPUT_LIMIT = 256 << 20  # bytes of output before a run is stopped (a kernel printing in a loop)
 _RUN = re.compile(r"^\[ RUN      \] (\S+)", re.M)
 _END = re.compile(r"^\[ +(?:OK|FAILED|SKIPPED) +\] (\S+)", re.M)
 
@@ -54,82 +51,72 @@ class Limits:
                       total=max(MIN_LIMIT, SCALE * reference["total"]))
 
 
-def running_case(output: str) -> str:
-    """The case that started and did not end: the one a stopped or crashed process was running."""
-    started = _RUN.findall(output)
-    ended = set(_END.findall(output))
-    open_ = [name for name in started if name not in ended]
-    return open_[-1] if open_ else ""
+class _Progress:
+    """The watchdog's view of a run (execute._exec's `watch`): GoogleTest's progress lines as they
+    come, the case now running and since when. Progress lines come from the learner's process too,
+    so they only time and name things; the verdict comes from the result channel alone."""
 
+    def __init__(self, limits: Limits, started: float):
+        self.limits = limits
+        self.case, self.since = "", started
+        self.pending = b""
+        self.stopped_after = 0.0
 
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    def feed(self, data: bytes, now: float) -> None:
+        *lines, self.pending = (self.pending + data).split(b"\n")
+        self.pending = self.pending[-4096:]  # a line without end holds no name worth keeping
+        for raw in lines:  # whole lines only: a name cut in two would never see its end
+            line = raw.decode(errors="replace")
+            m = _RUN.match(line)
+            if m:
+                self.case, self.since = m.group(1), now
+                continue
+            m = _END.match(line)
+            if m and m.group(1) == self.case:
+                self.case = ""
+
+    def check(self, now: float) -> str:
+        if self.case and now - self.since > self.limits.per_case:
+            self.stopped_after = self.limits.per_case
+            return f"stopped after {self.limits.per_case:.0f} s"
+        return ""
 
 
 def _one(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: str, shard: tuple[int, int],
-         tmp: Path) -> execute.Run:
+         tmp: Path, cancel=None) -> execute.Run:
     index, total = shard
     out_json = tmp / f"gtest-{index}.json"
     report = tmp / f"sim-{index}.jsonl"
-    log = tmp / f"out-{index}.txt"
     env = dict(env, DRILLS_SIM_REPORT=str(report))
     if total > 1:
         env.update(GTEST_TOTAL_SHARDS=str(total), GTEST_SHARD_INDEX=str(index))
     cmd = [str(binary), f"--gtest_output=json:{out_json}"]
     if gtest_filter:
         cmd.append(f"--gtest_filter={gtest_filter}")
-    started = time.monotonic()
-    stopped, stopped_after = "", 0.0
-    with open(log, "wb") as sink:  # a file, not a pipe: a kernel may print without end
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        case, case_since, seen, pending = "", started, 0, ""
-        while proc.poll() is None:
-            time.sleep(POLL)
-            now = time.monotonic()
-            try:
-                with open(log, "rb") as f:
-                    f.seek(seen)
-                    data = f.read()
-            except OSError:
-                data = b""
-            seen += len(data)
-            *lines, pending = (pending + data.decode(errors="replace")).split("\n")
-            for line in lines:  # whole lines only: a name cut in two would never see its end
-                m = _RUN.match(line)
-                if m:
-                    case, case_since = m.group(1), now
-                    continue
-                m = _END.match(line)
-                if m and m.group(1) == case:
-                    case = ""
-            if seen > OUTPUT_LIMIT:
-                stopped = f"the program printed more than {OUTPUT_LIMIT >> 20} MB"
-            elif case and now - case_since > limits.per_case:
-                stopped, stopped_after = f"stopped after {limits.per_case:.0f} s", limits.per_case
-            elif now - started > limits.total:
-                stopped, stopped_after = f"the whole run was stopped after {limits.total:.0f} s", limits.total
-            if stopped:
-                _kill(proc)
-                proc.wait()
-                break
-        _kill(proc)  # anything the program left running in its group
-    output = log.read_text(errors="replace")
-    code = proc.returncode
-    run = execute.Run(exit_code=code, timed_out=bool(stopped), crashed="" if stopped else execute._crash_text(code),
-                      output=execute._cap(output), sim_events=execute.read_sim_report(report))
-    run.running = running_case(output) if (stopped or run.crashed or code not in (0, 1)) else ""
-    run.stopped, run.stopped_after = stopped, stopped_after
-    run.seconds = time.monotonic() - started
-    if out_json.exists():
-        try:
-            run.tests = execute._gtest_rows(json.loads(out_json.read_text()), evidence_keys)
-            run.case_seconds = _case_seconds(json.loads(out_json.read_text()))
-        except json.JSONDecodeError:
-            pass
+    progress = _Progress(limits, time.monotonic())
+    # execute._exec: output capped while read, the result channel, a deadline on every wait, the
+    # kill of everything the program started; the per-case watchdog rides on its output reading.
+    done = execute._exec(cmd, env, limits.total, report_json=out_json, cancel=cancel, watch=progress)
+    stopped, stopped_after = done.stopped, progress.stopped_after
+    if done.timed_out and not stopped:
+        stopped = "cancelled" if done.cancelled else f"the whole run was stopped after {limits.total:.0f} s"
+        stopped_after = 0.0 if done.cancelled else limits.total
+    code = done.code if done.code is not None else -signal.SIGKILL
+    run = execute.Run(exit_code=code, timed_out=done.timed_out, crashed="" if done.timed_out else execute._crash_text(code),
+                      output=execute._cap(done.output), sim_events=execute.read_sim_report(report))
+    run.stopped, run.stopped_after, run.seconds = stopped, stopped_after, done.seconds
+    docs = []
+
+    def rows(data: bytes) -> list:
+        doc = json.loads(data)
+        docs.append(doc)
+        return execute._gtest_rows(doc, evidence_keys)
+
+    execute._finish(run, done, rows)
+    if docs:
+        run.case_seconds = _case_seconds(docs[0])
+    # the case in progress when it was stopped or crashed (a crash after the trusted report is no crash)
+    run.running = progress.case if (run.timed_out or run.crashed or run.channel or code not in (0, 1)) and not docs else ""
     return run
 
 
@@ -144,13 +131,15 @@ def _case_seconds(doc: dict) -> dict:
     return out
 
 
-def run(binary: Path, env: dict, limits: Limits, evidence_keys=(), gtest_filter: str = "", shards: int = 1) -> execute.Run:
-    """One Run for the whole test program, whatever the number of shards."""
+def run(binary: Path, env: dict, limits: Limits, evidence_keys=(), gtest_filter: str = "", shards: int = 1,
+        cancel=None) -> execute.Run:
+    """One Run for the whole test program, whatever the number of shards; `cancel` (a
+    threading.Event) stops every shard early."""
     shards = max(1, shards)
     with tempfile.TemporaryDirectory(prefix="drills-gtest-") as tmp:
         results: list = [None] * shards
         def go(i):
-            results[i] = _one(binary, env, limits, evidence_keys, gtest_filter, (i, shards), Path(tmp))
+            results[i] = _one(binary, env, limits, evidence_keys, gtest_filter, (i, shards), Path(tmp), cancel)
         threads = [threading.Thread(target=go, args=(i,)) for i in range(shards)]
         for t in threads:
             t.start()
@@ -163,10 +152,12 @@ def merge(runs: list) -> execute.Run:
     if len(runs) == 1:
         return runs[0]
     worst = next((r for r in runs if r.timed_out), None) or next((r for r in runs if r.crashed), None) \
-        or max(runs, key=lambda r: r.exit_code)
+        or next((r for r in runs if r.channel), None) or max(runs, key=lambda r: r.exit_code)
+    # one shard's untrusted report makes the whole run's untrusted (verdict.py: an error, never a pass)
     out = execute.Run(exit_code=worst.exit_code, timed_out=any(r.timed_out for r in runs), crashed=worst.crashed,
                       output=execute._cap("\n".join(r.output for r in runs)),
-                      sim_events=[e for r in runs for e in r.sim_events])
+                      sim_events=[e for r in runs for e in r.sim_events],
+                      channel=next((r.channel for r in runs if r.channel), ""))
     out.tests = sorted((t for r in runs for t in r.tests), key=lambda t: t["name"])
     out.running, out.stopped, out.stopped_after = worst.running, worst.stopped, worst.stopped_after
     out.seconds = max(r.seconds for r in runs)

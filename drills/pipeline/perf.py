@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -70,6 +71,8 @@ class TorchTimer:
             self.proc = subprocess.Popen([sys.executable, "-c", TORCH_SERVER, str(WARMUP), str(REPS)],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                          text=True, start_new_session=True)
+            from .execute import own_child
+            own_child(self.proc.pid)  # a server of ours, not an orphan of a run (execute.kill_run)
         except OSError:
             self.proc = None
         self.ready = None
@@ -198,16 +201,33 @@ def measure_subject(problem, subject: Subject, torch_timer: TorchTimer | None = 
            "--reference", str(reference.capi_library), "--bound", spec.bound,
            "--shapes", ",".join(spec.shapes), "--variants", ",".join(spec.variants),
            "--torch", "" if torch_timer else spec.torch, "--unit", spec.unit]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, cwd=Path(__file__).parent.parent)
-    if p.returncode != 0:
-        return {"error": (p.stdout + p.stderr)[-2000:]}
-    out = json.loads(p.stdout)
+    out, why = run_timing(cmd, 1200)
+    if out is None:
+        return {"error": why}
     if torch_timer and spec.torch:
         started = time.monotonic()
         add_torch(out, spec.torch, torch_timer)
         if clock is not None:
             clock.add("torch", time.monotonic() - started)
     return out
+
+
+def run_timing(cmd: list[str], timeout: float) -> tuple[dict | None, str]:
+    """Run this module's main (the learner's library inside) as the judge runs learner code
+    (execute._exec): the times come over the result channel, never from the output, which the
+    learner's code shares and could add a line of its own to. (times, "") or (None, why not)."""
+    from .execute import _exec
+    done = _exec(cmd, dict(os.environ), timeout)
+    if done.timed_out:
+        return None, f"timing took longer than {timeout:.0f} s"
+    if done.flooded:
+        return None, "timing was stopped: the library printed without end"
+    try:
+        if done.channel:
+            raise ValueError(done.channel)
+        return json.loads(done.report), ""
+    except (ValueError, TypeError) as e:
+        return None, f"timing gave no result ({e}; exit code {done.code}): {done.output[-1500:]}"
 
 
 def main(argv=None) -> int:
@@ -221,9 +241,14 @@ def main(argv=None) -> int:
     ap.add_argument("--unit", default="bytes", choices=("bytes", "flops"), help="what the library reports per call")
     a = ap.parse_args(argv)
     shapes = [parse_shape(s) for s in a.shapes.split(",") if s]
+    from .execute import result_fd, send_report
+    channel = result_fd()
     res = measure(Path(a.subject), Path(a.reference), shapes, [v for v in a.variants.split(",") if v], a.bound,
                   a.torch, a.unit)
-    print(json.dumps(res))
+    if channel is None:  # run by hand
+        print(json.dumps(res))
+    else:  # before the learner's library can run anything at exit
+        send_report(channel, json.dumps(res).encode())
     return 0
 
 

@@ -6,7 +6,8 @@ in the simulator's report belongs to that entry point: the evidence for techniqu
 `--args` describes the call, one item per parameter: `in:EXPR` a device buffer of EXPR float32
 filled with random non-zero values, `out:EXPR` a device buffer of EXPR float32 poisoned with NaN,
 and a bare name or integer an `int` argument. EXPR is a product of dimension names and integers.
-The child prints one JSON object: {"ok": bool, "error": "..."}; the launches are in the report.
+The child sends one JSON object, {"ok": bool, "error": "..."}, over the judge's result channel
+(execute._exec; printed when run by hand); the launches are in the report.
 
 The parent side is `run()`, which starts the child in its own process (a kernel fault, a hang or a
 host crash in the learner's code stays there) and returns the launches.
@@ -18,13 +19,11 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import ROOT
 
 PROBE_TIMEOUT = 60.0
 
@@ -62,8 +61,10 @@ def _size(expr: str, dims: dict) -> int:
 
 
 def run(library: Path, probe: Probe, timeout: float = PROBE_TIMEOUT) -> ProbeRun:
-    """Run `probe` against `library` in a child process and collect its simulator report."""
-    from .execute import read_sim_report
+    """Run `probe` against `library` in a child process and collect its simulator report. The
+    child's status comes over the result channel (execute._exec), not from its output, which the
+    learner's code shares."""
+    from .execute import _exec, read_sim_report
     with tempfile.TemporaryDirectory(prefix="drills-probe-") as tmp:
         report = Path(tmp) / "sim.jsonl"
         env = dict(os.environ, DRILLS_SIM_REPORT=str(report))
@@ -71,24 +72,21 @@ def run(library: Path, probe: Probe, timeout: float = PROBE_TIMEOUT) -> ProbeRun
         cmd = [sys.executable, "-m", "drills.pipeline.probe", str(library), probe.entry,
                "--dims", ",".join(f"{k}={v}" for k, v in probe.dims.items()),
                "--args", ",".join(probe.args)]
-        output = Path(tmp) / "out.txt"  # a file, not a pipe: a kernel may print without end
-        try:
-            with open(output, "wb") as sink:
-                code = subprocess.run(cmd, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
-                                      timeout=timeout, start_new_session=True).returncode
-        except subprocess.TimeoutExpired:
-            code = None
-        with open(output, "rb") as f:  # the status is the last line; keep only the tail
-            f.seek(max(0, output.stat().st_size - 65536))
-            out = f.read().decode(errors="replace")
+        done = _exec(cmd, env, timeout)  # output capped while read: a kernel may print without end
         events = read_sim_report(report)
     launches = [e for e in events if e.get("event") == "launch"]
-    if code is None:
+    if done.timed_out:
         return ProbeRun(False, f"the probe did not finish in {timeout:.0f} s", launches, events)
+    if done.flooded:
+        return ProbeRun(False, "the probe printed without end and was stopped", launches, events)
     try:
-        status = json.loads(out.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        status = {"ok": False, "error": f"the probe process ended with code {code}"}
+        if done.channel:
+            raise ValueError(done.channel)
+        status = json.loads(done.report)
+    except (ValueError, TypeError):
+        why = f"killed by signal {-done.code}" if done.code is not None and done.code < 0 else \
+            f"the probe process ended with code {done.code}"
+        status = {"ok": False, "error": done.channel if done.channel and not done.channel.startswith("no report") else why}
     return ProbeRun(bool(status.get("ok")), status.get("error", ""), launches, events)
 
 
@@ -127,8 +125,15 @@ def _child(argv: list[str]) -> int:
     ap.add_argument("--args", default="")
     a = ap.parse_args(argv)
 
+    from .execute import result_fd, send_report
+    channel = result_fd()
+
     def say(ok: bool, error: str = "") -> int:
-        print(json.dumps({"ok": ok, "error": error}), flush=True)
+        status = json.dumps({"ok": ok, "error": error})
+        if channel is None:  # run by hand
+            print(status, flush=True)
+        else:  # before the learner's library can run anything at exit
+            send_report(channel, status.encode())
         return 0 if ok else 1
 
     import ctypes

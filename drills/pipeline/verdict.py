@@ -51,7 +51,8 @@ def is_contract_case(test: dict, problem: Problem) -> bool:
 
 
 def _broken(runs: list):
-    return next((r for r in runs if r.timed_out or r.crashed or (r.exit_code not in (0, 1) and not r.tests)), None)
+    return next((r for r in runs if r.timed_out or r.crashed or getattr(r, "channel", "")
+                 or (r.exit_code not in (0, 1) and not r.tests)), None)
 
 
 def decide(problem: Problem, result: Result, runs: list) -> None:
@@ -63,6 +64,8 @@ def decide(problem: Problem, result: Result, runs: list) -> None:
     if hard is not None and broken is None:
         return _set(result, "error", hard["message"])
     if broken is not None:
+        if getattr(broken, "channel", "") and not broken.timed_out:  # no diagnosis may turn this into a pass
+            return _set(result, "error", say("verdict.report-untrusted", why=broken.channel))
         why = (say("verdict.timed-out") if broken.timed_out
                else say("verdict.crashed", what=broken.crashed or f"exit code {broken.exit_code}"))
         return _set(result, "error", lead or why)

@@ -57,15 +57,33 @@ class JudgeRunner:
             _kill_group(proc)
 
     def run(self, number: int, file: Path, shown: str) -> dict:
+        self.reserve(number)
+        try:
+            return self._run(number, file, shown)
+        finally:
+            self.release(number)
+
+    def reserve(self, number: int) -> None:
+        """Claim the problem for one run, before anything is saved: a refused Run changes nothing."""
         with self._guard:
             if number in self._running:
                 raise Busy(number)
             self._running.add(number)
+
+    def release(self, number: int) -> None:
+        with self._guard:
+            self._running.discard(number)
+
+    def busy(self, number: int) -> bool:
+        with self._guard:
+            return number in self._running
+
+    def run_reserved(self, number: int, file: Path, shown: str) -> dict:
+        """Run the judge for a problem this caller reserved (see reserve); releases it."""
         try:
             return self._run(number, file, shown)
         finally:
-            with self._guard:
-                self._running.discard(number)
+            self.release(number)
 
     def _run(self, number: int, file: Path, shown: str) -> dict:
         try:
@@ -87,7 +105,11 @@ class JudgeRunner:
             out, err = proc.communicate(timeout=limit)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            out, err = proc.communicate()
+            try:  # what the judge left (a daemon of the learner's file) may hold the pipes: no wait without end
+                out, err = proc.communicate(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, err = b"", b""
             r = _error(number, shown, say("web-judge.time-limit", seconds=limit), _tail(out, err), "timeout")
             r["seconds"] = round(time.monotonic() - started, 2)
             return r

@@ -9,6 +9,7 @@ Environment (for tests and unusual set-ups):
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
@@ -109,10 +110,9 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
         text = learner_file.read(mine(p))
         return jsonify(path=p.mine, text=text, base=learner_file.digest(text))
 
-    def changed_on_disk(p: manifest.Problem, text: str):
+    def changed_on_disk(p: manifest.Problem, text: str, body: dict):
         """A 409 answer when the file on disk is no longer the version the page loaded (and the page
-        is not forcing its text over it); None when saving is safe."""
-        body = request.get_json(silent=True) or {}
+        is not forcing its text over it); None when saving is safe. Called under file_lock."""
         if body.get("force") or not isinstance(body.get("base"), str):
             return None
         disk = learner_file.read(mine(p))
@@ -121,31 +121,52 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
         return jsonify(error="the file changed on disk since this page loaded it", code=409, conflict=True,
                        disk=disk, disk_base=learner_file.digest(disk)), 409
 
+    # One lock for every check-then-write of the learner's files: the busy check, the conflict
+    # check and the save happen as one step, so two tabs cannot interleave them.
+    file_lock = threading.Lock()
+
     @app.post("/api/save")
     def save():
-        p, text = _problem_and_text(problems)
-        conflict = changed_on_disk(p, text)
-        if conflict:
-            return conflict
-        changed = learner_file.save(mine(p), text)
+        p, text, body = _problem_and_text(problems)
+        with file_lock:
+            if runner.busy(p.number):
+                abort(409, "this problem is being judged; save again when the run has finished")
+            conflict = changed_on_disk(p, text, body)
+            if conflict:
+                return conflict
+            changed = learner_file.save(mine(p), text)
         return jsonify(path=p.mine, saved=changed, base=learner_file.digest(text))
 
     @app.post("/api/run")
     def run():
-        p, text = _problem_and_text(problems, text_required=False)
-        if text is not None:
-            conflict = changed_on_disk(p, text)
-            if conflict:
-                return conflict
-            learner_file.save(mine(p), text)
-        try:
-            result = runner.run(p.number, mine(p), p.mine)
-        except Busy:
-            abort(409, "this problem is already being judged")
-        entry = progress.record(p.number, result.get("status", "error"), progress_file())
-        progress.save_last_result(p.number, result, progress_file())
-        base = learner_file.digest(text) if text is not None else None
-        return jsonify(result=result, progress=entry, base=base)
+        p, text, body = _problem_and_text(problems, text_required=False)
+        with file_lock:
+            try:
+                runner.reserve(p.number)
+            except Busy:
+                abort(409, "this problem is already being judged")
+            try:
+                if text is not None:
+                    conflict = changed_on_disk(p, text, body)
+                    if conflict:
+                        runner.release(p.number)
+                        return conflict
+                    learner_file.save(mine(p), text)
+                judged = learner_file.read(mine(p))
+            except BaseException:
+                runner.release(p.number)
+                raise
+        result = runner.run_reserved(p.number, mine(p), p.mine)
+        with file_lock:  # a pass counts only for the text that was judged and is still on disk
+            still = learner_file.read(mine(p)) == judged
+            status = result.get("status", "error")
+            if still:
+                entry = progress.record(p.number, status, progress_file())
+                progress.save_last_result(p.number, result, progress_file())
+            else:
+                entry = (progress.load(progress_file()).get(str(p.number)) or {})
+        base = learner_file.digest(judged)
+        return jsonify(result=result, progress=entry, base=base, stale=not still)
 
     @app.get("/api/result/<int:number>")
     def last_result(number: int):
@@ -154,7 +175,7 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
 
     @app.post("/api/hint")
     def hint():
-        p, _ = _problem_and_text(problems, text_required=False)
+        p, _, _ = _problem_and_text(problems, text_required=False)
         shown = progress.next_hint(p.number, len(p.hints), progress_file()) + 1
         return jsonify(hints_shown=shown)
 
@@ -180,20 +201,39 @@ def create_app(token: str, port: int = 0, lang: str = "zh") -> Flask:
     return app
 
 
-def _problem_and_text(problems: dict, text_required: bool = True):
-    body = request.get_json(silent=True)
+def _body() -> dict:
+    """The request's JSON object; 400 with a clear message for anything else (Flask's own parser
+    lets a RecursionError from deep nesting through as a 500)."""
+    raw = request.get_data(cache=True)
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        abort(400, "the request body is not UTF-8")
+    except RecursionError:
+        abort(400, "the JSON is nested too deeply")
+    except ValueError:
+        abort(400, "expected a JSON object")
     if not isinstance(body, dict):
         abort(400, "expected a JSON object")
+    return body
+
+
+def _problem_and_text(problems: dict, text_required: bool = True):
+    body = _body()
     try:
         p = problems[int(body.get("problem"))]
-    except (TypeError, ValueError, KeyError):
+    except (TypeError, ValueError, KeyError, OverflowError):
         abort(404, "no such problem")
     text = body.get("text")
     if text is None and not text_required:
-        return p, None
+        return p, None, body
     if not isinstance(text, str):
         abort(400, "expected the file's text as a string")
-    return p, text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # "\ud800" in JSON: a lone surrogate no file can hold
+        abort(400, "the file's text is not valid Unicode (a lone surrogate)")
+    return p, text, body
 
 
 def serve(port: int | None, open_browser: bool, lang: str = "zh") -> int:

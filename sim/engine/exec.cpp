@@ -569,7 +569,9 @@ void Exec::vprintf(Warp& w, const Instr& in, uint32_t m, const CallSite& cs) {
       out += buf;
       i = j;
     }
-    printf_out += out;
+    // Like the GPU's printf FIFO (1 MiB by default), a launch's output is bounded: what does not fit
+    // is dropped, so a kernel that prints in a loop cannot grow the process without end.
+    if (printf_out.size() + out.size() <= kPrintfLimit) printf_out += out;
     if (ret) ret[l] = out.size();
   }
 }

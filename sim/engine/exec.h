@@ -135,6 +135,7 @@ struct Exec {
   bool failed = false;
   SimError err;
   std::string printf_out;
+  static constexpr size_t kPrintfLimit = size_t(1) << 20;  // bytes of printf kept per launch
   TranslateCache cache[4];
   unsigned cache_next = 0;
   const Latencies* latency = nullptr;

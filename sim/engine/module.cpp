@@ -70,6 +70,7 @@ struct Launch {
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> min_failed{~0ull};
   std::atomic<bool> stop{false};
+  std::atomic<size_t> printf_total{0};  // printf bytes of the launch, all blocks (see Exec::kPrintfLimit)
   Clock::time_point t0;
 
   Launch(const Program& p, const Function& k, DeviceMemory& m, const LaunchParams& l) : P(p), K(k), mem(m), lp(l) {}
@@ -126,7 +127,10 @@ struct Launch {
   void run_warp(Exec& x, Warp& w) {
     const Instr* code = P.code.data();
     InstrCounters* ctr = x.ctr;
-    uint32_t budget = 1 << 14;
+    // The count lives in the worker thread, not in this call: a warp that stops at a barrier every
+    // few instructions, or a grid of many short blocks, returns here long before a per-call count
+    // would reach the check, so the clock was never read (issue 16).
+    static thread_local uint32_t budget = 1 << 14;
     for (;;) {
       if (--budget == 0) {
         budget = 1 << 14;
@@ -466,7 +470,9 @@ struct Launch {
     }
     // Copies never waited for leave no marks for the next block's race check.
     for (uint32_t i = 0; i < nwarps; ++i) x.drop_copies(wk.warps[i]);
-    if (!x.printf_out.empty()) wk.printf_out.push_back({b, std::move(x.printf_out)});
+    if (!x.printf_out.empty() &&
+        printf_total.fetch_add(x.printf_out.size()) + x.printf_out.size() <= Exec::kPrintfLimit)
+      wk.printf_out.push_back({b, std::move(x.printf_out)});
     if (x.failed && b < wk.error_block) {
       wk.has_error = true;
       wk.error_block = b;

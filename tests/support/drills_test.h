@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <cuda_runtime.h>
 
+#include "drills_result_channel.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
