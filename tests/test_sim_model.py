@@ -134,3 +134,12 @@ def test_sim_run_json_carries_the_prediction(tmp_path):
     assert bounds[:2] == ["l2", "shared"] and bounds[2] != "shared"
     for l in launches:
         assert l["predicted"]["gpu"] == "H200" and l["predicted"]["seconds"] > 0
+
+
+def test_calls_past_the_budget_or_the_watchdog_get_a_reason_not_a_number():
+    import variants
+    over = variants._call_prediction({"err": variants.OVER_BUDGET, "launches": []}, "H200", {})
+    slow = variants._call_prediction({"err": variants.TIMED_OUT, "launches": []}, "H200", {})
+    assert over["seconds"] is None and "were spent" in over["reason"]
+    assert slow["seconds"] is None and "longer than" in slow["reason"]
+

@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -29,16 +30,30 @@ from resources import kernel_resources  # noqa: E402
 
 SAMPLE_BLOCKS = 256
 CHILD_TIMEOUT = 600
+# Sampling bounds the blocks a launch runs, not the work of one block: a kernel with one block per
+# row of a million floats still simulates every element of its sampled rows (about 30 s for
+# softmax_naive at 64x1048576 on one core). A prediction is extra information after the verdict, so
+# it gets a budget: one call may take CALL_SECONDS of simulation, all calls BUDGET_SECONDS; a call
+# past either has a reason and no number (DRILLS_PREDICT_CALL_SECONDS / DRILLS_PREDICT_SECONDS).
+CALL_SECONDS = float(os.environ.get("DRILLS_PREDICT_CALL_SECONDS", "8"))
+BUDGET_SECONDS = float(os.environ.get("DRILLS_PREDICT_SECONDS", "20"))
+OVER_BUDGET = -3      # not run: the budget was spent (-1: not defined by the file, -2: bad shape)
+TIMED_OUT = 702       # cudaErrorLaunchTimeout: the simulator's watchdog stopped the launch
 
 
-def _child(library: str, calls: list[tuple[str, list[int]]], report: Path) -> list[dict]:
-    """In the child: call each variant once and collect the launches each call made."""
+def _child(library: str, calls: list[tuple[str, list[int]]], report: Path, budget: float) -> list[dict]:
+    """In the child: call each variant once and collect the launches each call made, until `budget`
+    seconds have gone."""
+    start = time.monotonic()
     dll = ctypes.CDLL(library, mode=ctypes.RTLD_LOCAL)
     fn = dll.drills_time_variant
     fn.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_longlong), ctypes.c_int, ctypes.c_int, ctypes.c_int,
                    ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_double)]
     out = []
     for name, dims in calls:
+        if time.monotonic() - start > budget:
+            out.append({"name": name, "dims": dims, "err": OVER_BUDGET, "bytes": 0.0, "launches": []})
+            continue
         seen = len(report.read_text().splitlines()) if report.exists() else 0
         arr = (ctypes.c_longlong * len(dims))(*dims)
         sample = ctypes.c_float(0)
@@ -51,14 +66,14 @@ def _child(library: str, calls: list[tuple[str, list[int]]], report: Path) -> li
     return out
 
 
-def run_calls(library: Path, calls: list[tuple[str, list[int]]], gpu: str) -> list[dict]:
+def run_calls(library: Path, calls: list[tuple[str, list[int]]], gpu: str, budget: float = BUDGET_SECONDS) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="drills-predict-") as tmp:
         report = Path(tmp) / "sim.jsonl"
         env = dict(os.environ, DRILLS_SIM_REPORT=str(report), DRILLS_SIM_SAMPLE_BLOCKS=str(SAMPLE_BLOCKS),
                    DRILLS_SIM_LATENCY=GPUS[gpu].latency_env())
-        env.setdefault("DRILLS_SIM_WATCHDOG", "120")
+        env["DRILLS_SIM_WATCHDOG"] = str(CALL_SECONDS)
         p = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(library), json.dumps(calls),
-                            str(report)], env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT)
+                            str(report), str(budget)], env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT)
         if p.returncode != 0:
             raise RuntimeError((p.stdout + p.stderr)[-1500:])
         return json.loads(p.stdout.strip().splitlines()[-1])
@@ -67,6 +82,12 @@ def run_calls(library: Path, calls: list[tuple[str, list[int]]], gpu: str) -> li
 def _call_prediction(call: dict, gpu: str, resources: dict) -> dict:
     result = annotate({"launches": call["launches"]}, gpu, resources)
     preds = [l["predicted"] for l in result["launches"]]
+    if call["err"] == OVER_BUDGET:
+        return {"seconds": None, "reason": f"not predicted: the {BUDGET_SECONDS:.0f} s the judge gives predictions "
+                                           "were spent on the calls before it"}
+    if call["err"] == TIMED_OUT:
+        return {"seconds": None, "reason": f"not predicted: simulating one call at this shape takes longer than "
+                                           f"{CALL_SECONDS:.0f} s"}
     if call["err"] != 0 or not preds:
         return {"seconds": None, "reason": f"the call failed on the simulator (error {call['err']})" if call["err"]
                 else "the call launched no kernel"}
@@ -83,8 +104,10 @@ def predict(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str
                                             "not a measurement"},
            "shapes": [], "variants": []}
     shapes = [list(s) for s in shapes]
+    t0 = time.monotonic()
     ref_calls = run_calls(reference_lib, [(bound, s) for s in shapes], gpu)
-    subj_calls = run_calls(subject_lib, [(v, s) for s in shapes for v in variants], gpu)
+    subj_calls = run_calls(subject_lib, [(v, s) for s in shapes for v in variants], gpu,
+                           max(0.0, BUDGET_SECONDS - (time.monotonic() - t0)))
     ref_res, subj_res = kernel_resources(reference_lib), kernel_resources(subject_lib)
     for dims, ref in zip(shapes, ref_calls):
         copy = _call_prediction(ref, gpu, ref_res)
@@ -111,6 +134,6 @@ def predict(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str
     return out
 
 
-if __name__ == "__main__" and len(sys.argv) == 5 and sys.argv[1] == "--child":
+if __name__ == "__main__" and len(sys.argv) == 6 and sys.argv[1] == "--child":
     calls = [(n, d) for n, d in json.loads(sys.argv[3])]
-    print(json.dumps(_child(sys.argv[2], calls, Path(sys.argv[4]))))
+    print(json.dumps(_child(sys.argv[2], calls, Path(sys.argv[4]), float(sys.argv[5]))))
