@@ -79,6 +79,24 @@ def test_limits_scale_to_the_reference_and_never_drop_under_ten_seconds():
     assert gtestrun.Limits.scaled(None, 300) == gtestrun.Limits(per_case=300, total=300)
 
 
+def test_each_case_is_held_to_ten_times_the_same_case_of_the_reference(tmp_path):
+    """A hang in a small case ends after 10 s even when the reference's slowest case takes 4.5 s
+    (the H200 run of 2026-12-02 stopped a spin in tiled_1x97 only after 45 s)."""
+    ref = {"total": 20.0, "slowest_case": 4.5,
+           "case_seconds": {"C3/T.M/tiled_1x97": 0.01, "C3/T.M/tiled_8192x8192": 4.5}}
+    limits = gtestrun.Limits.scaled(ref, 300)
+    assert limits.for_case("C3/T.M/tiled_1x97") == 10.0
+    assert limits.for_case("C3/T.M/tiled_8192x8192") == 45.0
+    assert limits.for_case("C3/T.M/a_case_the_reference_lacks") == 45.0
+    limits.extra = 60.0  # the simulator's watchdog speaks first
+    assert limits.for_case("C3/T.M/tiled_1x97") == 70.0
+    prog = _fake_gtest(tmp_path, """
+echo '[ RUN      ] S.fast'
+sleep 30""")
+    run = gtestrun.run(prog, dict(os.environ), gtestrun.Limits(per_case=20.0, total=20.0, cases={"S.fast": 1.0}))
+    assert run.timed_out and run.stopped == "stopped after 1 s" and run.running == "S.fast"
+
+
 def test_sharded_runs_merge_into_one():
     a = Run(tests=[{"name": "b"}], seconds=1.0, case_seconds={"b": 0.5})
     b = Run(tests=[{"name": "a"}], timed_out=True, running="X.y", stopped="why", seconds=2.0)

@@ -3,7 +3,7 @@
 A kernel that never finishes holds a GPU until someone stops it: the simulator has its own
 watchdog, a GPU has none. Here each shard's output is read while it runs; GoogleTest flushes
 "[ RUN      ] name" before each case, so we know which case is running and for how long. A case
-that runs longer than its limit (ten times the slowest case of the reference in the same test
+that runs longer than its limit (ten times what the reference's same case needs in the same test
 program, never under 10 s) or a run longer than its limit stops the shard's whole process group,
 and the Run says which case was running (`running`), so the judge can name the kernel and replay
 that case on the simulator. GoogleTest's own sharding (GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX)
@@ -21,7 +21,7 @@ import signal
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import execute
@@ -34,8 +34,13 @@ _END = re.compile(r"^\[ +(?:OK|FAILED|SKIPPED) +\] (\S+)", re.M)
 
 @dataclass
 class Limits:
-    per_case: float          # seconds one case may run
+    per_case: float          # seconds a case may run when the reference did not time that case
     total: float             # seconds the whole run may take
+    cases: dict = field(default_factory=dict)  # case name -> seconds that case may run
+    extra: float = 0.0       # added to every case's limit (the simulator's own watchdog speaks first)
+
+    def for_case(self, name: str) -> float:
+        return self.cases.get(name, self.per_case) + self.extra
 
     @staticmethod
     def fixed(seconds: float) -> "Limits":
@@ -43,12 +48,15 @@ class Limits:
 
     @staticmethod
     def scaled(reference: dict | None, fallback: float) -> "Limits":
-        """Ten times the reference's slowest case and whole run (never under MIN_LIMIT); `fallback`
-        when the reference was not timed."""
+        """Ten times what the reference needs (never under MIN_LIMIT): per case where the reference
+        timed that case (a hang in a 1x97 case is stopped after 10 s, not after ten times the
+        slowest 8192x8192 case), else the slowest case; the whole run likewise. `fallback` when the
+        reference was not timed."""
         if not reference:
             return Limits(per_case=max(MIN_LIMIT, fallback), total=max(MIN_LIMIT, fallback))
+        cases = {name: max(MIN_LIMIT, SCALE * t) for name, t in (reference.get("case_seconds") or {}).items()}
         return Limits(per_case=max(MIN_LIMIT, SCALE * reference["slowest_case"]),
-                      total=max(MIN_LIMIT, SCALE * reference["total"]))
+                      total=max(MIN_LIMIT, SCALE * reference["total"]), cases=cases)
 
 
 class _Progress:
@@ -76,9 +84,10 @@ class _Progress:
                 self.case = ""
 
     def check(self, now: float) -> str:
-        if self.case and now - self.since > self.limits.per_case:
-            self.stopped_after = self.limits.per_case
-            return f"stopped after {self.limits.per_case:.0f} s"
+        limit = self.limits.for_case(self.case) if self.case else 0.0
+        if self.case and now - self.since > limit:
+            self.stopped_after = limit
+            return f"stopped after {limit:.0f} s"
         return ""
 
 
@@ -181,7 +190,7 @@ def _timing_path(problem, reference) -> Path:
 
 def reference_timing(problem, backend: str, reference, fingerprint: str, device: str, env: dict,
                      shards: int, measure: bool = True) -> dict | None:
-    """How long the reference's own test program takes here: {"total", "slowest_case"} seconds,
+    """How long the reference's own test program takes here: {"total", "slowest_case", "case_seconds"},
     recorded per shared build and device (build/<backend>/.drills-reftime-<slug>.json); measured
     now when unknown and `measure`."""
     try:
@@ -202,7 +211,8 @@ def record_reference_timing(problem, reference, fingerprint: str, device: str, r
     # GoogleTest's per-case time misses the process's start (CUDA's initialisation, the first
     # allocation): the slowest case is held to at least the first shard's start-up on top.
     known = {"fingerprint": fingerprint, "device": device, "total": round(r.seconds, 3),
-             "slowest_case": round(max(r.case_seconds.values()), 3), "cases": len(r.case_seconds)}
+             "slowest_case": round(max(r.case_seconds.values()), 3), "cases": len(r.case_seconds),
+             "case_seconds": {name: round(t, 3) for name, t in r.case_seconds.items()}}
     path = _timing_path(problem, reference)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     try:

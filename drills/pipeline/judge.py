@@ -189,7 +189,7 @@ def _limits(backend: str, timeout: float | None, reference: dict | None) -> gtes
         limits = gtestrun.Limits.scaled(reference, TEST_TIMEOUT)
     if backend == "sim":  # the simulator's own watchdog speaks first, with the line
         import os
-        limits.per_case += float(os.environ.get("DRILLS_SIM_WATCHDOG", execute.SIM_WATCHDOG_SECONDS))
+        limits.extra = float(os.environ.get("DRILLS_SIM_WATCHDOG", execute.SIM_WATCHDOG_SECONDS))
     return limits
 
 
