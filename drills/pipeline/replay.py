@@ -26,10 +26,10 @@ from ..result import Result
 
 # What a replay may add: the simulator's run-time findings. `unsupported` is the simulator's limit,
 # not the learner's mistake, and a GPU that ran the code has nothing to learn from it.
-FINDINGS = ("missing-barrier", "out-of-bounds", "vec4-tail-overrun", "misaligned-vector-access",
+FINDINGS = ("missing-barrier", "cp-async-read-before-wait", "out-of-bounds", "vec4-tail-overrun", "misaligned-vector-access",
             "barrier-in-divergent-branch", "wrong-shuffle-mask", "host-deref-device-pointer", "timeout", "deadlock")
 # Findings that are wrong whatever the GPU's outputs were.
-DEFECTS = frozenset({"missing-barrier", "out-of-bounds", "vec4-tail-overrun", "misaligned-vector-access",
+DEFECTS = frozenset({"missing-barrier", "cp-async-read-before-wait", "out-of-bounds", "vec4-tail-overrun", "misaligned-vector-access",
                      "barrier-in-divergent-branch", "wrong-shuffle-mask"})
 
 
