@@ -3,14 +3,15 @@ simulator, tested without a GPU.
 
 On the H200 (2026-12-02, main ec3d595) 58 of 65 golden cases agreed; these tests hold the rules that
 make the other seven agree: the replay attaches every root cause the simulator finds (the cp.async
-read before its wait was dropped).
+read before its wait was dropped), and a GPU's outputs from a case whose launch the simulator stopped
+are symptoms of that root cause, not evidence (drills/pipeline/symptoms.py).
 """
 
 from __future__ import annotations
 
 from drills import manifest
 from drills.messages import render_result, say
-from drills.pipeline import replay, verdict
+from drills.pipeline import replay, symptoms, verdict
 from drills.pipeline.execute import Run
 from drills.result import Result
 
@@ -58,3 +59,76 @@ def test_a_cp_async_race_alone_fails_a_file_the_gpu_passed():
     verdict.decide(G1, r, [Run()])
     assert r.status == "fail" and r.diagnoses[0]["id"] == "cp-async-read-before-wait"
 
+
+def test_every_root_cause_the_simulator_finds_is_one_a_replay_attaches_and_fails_on():
+    assert symptoms.ROOT_CAUSES <= set(replay.FINDINGS)
+    assert symptoms.ROOT_CAUSES == replay.DEFECTS
+
+
+# ---- root causes and their symptoms (drills/pipeline/symptoms.py) ----
+
+C1 = manifest.find(manifest.load(), "c1_vector_add")
+
+
+def _c1_row(n, status="pass", evidence=None, message=""):
+    row = {"name": f"C1/VectorAdd.MatchesHostReference/vec4_{n}", "status": status, "message": message,
+           "source": "gtest", "variant": "vec4", "shape": [1, n]}
+    if evidence:
+        row["evidence"] = evidence
+    return row
+
+
+FAULT = "cudaDeviceSynchronize(): cudaErrorIllegalAddress: an illegal memory access was encountered"
+OOB = {"id": "out-of-bounds"}
+
+
+def test_without_a_root_cause_every_output_is_evidence():
+    gpu = [_c1_row(1, "fail", {"wrong": "1"})]
+    assert symptoms.keep_what_the_simulator_read(gpu, [_c1_row(1, "fail", {"shape": "1x1"}, FAULT)], [{"id": "timeout"}]) == []
+    assert gpu[0]["evidence"] == {"wrong": "1"}
+
+
+def test_with_a_root_cause_only_the_cases_the_simulator_ran_to_the_end_and_got_wrong_are_evidence():
+    gpu = [_c1_row(1, "fail", {"wrong": "1", "written_past_end": "4"}),      # the simulator stopped its launch
+           _c1_row(5, "fail", {"wrong": "1"}),                               # a wrong answer there too
+           _c1_row(7, "fail", {"wrong": "2"}),                               # passed there: the race's timing here
+           _c1_row(268435459, "fail", {"wrong": "3"}),                       # a shape only the GPU runs
+           _c1_row(4, "pass", {"shape": "1x4"})]
+    sim = [_c1_row(1, "fail", {"shape": "1x1"}, FAULT), _c1_row(5, "fail", {"wrong": "1"}, "vec4 on n = 5"),
+           _c1_row(7), _c1_row(4)]
+    dropped = symptoms.keep_what_the_simulator_read(gpu, sim, [OOB])
+    assert [t["shape"][1] for t in gpu if "evidence" in t] == [5, 4]
+    assert sorted(dropped) == sorted(t["name"] for t in gpu if t["shape"][1] in (1, 7, 268435459))
+
+
+def test_a_fault_is_told_from_a_wrong_answer_by_the_cuda_error_the_test_prints():
+    assert not symptoms.ran_to_the_end_and_wrong({"status": "fail", "message": FAULT})
+    assert not symptoms.ran_to_the_end_and_wrong({"status": "fail", "message": "err_ Which is: 719 cudaErrorLaunchFailure: x"})
+    assert symptoms.ran_to_the_end_and_wrong({"status": "fail", "message": "vec4 on n = 5 (a, b, c start 0, 0, 0 ...)"})
+    assert not symptoms.ran_to_the_end_and_wrong({"status": "pass", "message": ""})
+
+
+def test_a_write_past_the_end_that_the_replay_names_as_out_of_bounds_is_not_a_second_diagnosis():
+    # c1/no-bounds-check on the H200: the GPU wrote into the guard after c (n = 1: 4 guard floats
+    # changed) where the simulator stopped the launch at its first read past the end.
+    from drills.pipeline import diagnose
+    sim_run = Run(sim_events=[{"event": "launch", "kernel": "vector_add_kernel", "mangled": "_Z1k", "errors": [{
+        "kind": "out-of-bounds", "file": "mine/c1.cu", "line": 12, "block": [0, 0, 0], "thread": [1, 0, 0],
+        "message": "global load of 4 bytes out of bounds", "allocation": "cudaMalloc #1 (4 bytes)", "offset": 4}]}],
+        tests=[_c1_row(1, "fail", {"shape": "1x1"}, FAULT)])
+    found = replay.findings(C1, "mine/c1.cu", [sim_run], ())
+    past = {"wrong": "0", "unwritten": "0", "first_wrong": "-1", "last_wrong": "-1", "written_past_end": "4"}
+
+    def judged(rule: bool):
+        r = Result(problem=C1.number, file="mine/c1.cu", backend={"kind": "gpu", "device": "H200"})
+        r.tests = [_c1_row(1, "fail", dict(past)), _c1_row(4)]
+        if rule:
+            symptoms.keep_what_the_simulator_read(r.tests, sim_run.tests, found)
+        gpu = Run(tests=r.tests)
+        diagnose.from_runs(C1, r, [gpu])
+        replay.attach(C1, r, [dict(d) for d in found], [gpu])
+        verdict.decide(C1, r, [gpu])
+        return r.status, [d["id"] for d in r.diagnoses]
+
+    assert judged(rule=False) == ("fail", ["written-past-end", "out-of-bounds"])  # what the H200 said
+    assert judged(rule=True) == ("fail", ["out-of-bounds"])                        # what the simulator says
