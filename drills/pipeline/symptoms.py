@@ -17,8 +17,9 @@ written", "NaN from an empty part"), and the GPU would teach differently from th
 
     When the simulator's run of the same cases found a root cause (on a GPU: the replay,
     drills/pipeline/replay.py), wrong outputs are evidence only in the cases that the simulator too
-    ran to the end and got wrong. Every other case keeps its status, so the pattern of which cases
-    failed still counts, and the root cause is named with its line.
+    ran to the end and got wrong: its row of the case failed and recorded the same facts. Every
+    other case keeps its status, so the pattern of which cases failed still counts, and the root
+    cause is named with its line.
 
 On the simulator the rule holds by construction: a case it stopped recorded no outputs, so the
 judge applies it where a replay stands beside a GPU run (drills/pipeline/judge.py). Without a root
@@ -27,21 +28,18 @@ cause nothing changes: a GPU's wrong outputs at a shape only the GPU runs are ev
 
 from __future__ import annotations
 
-import re
-
 # The simulator's run-time findings that stop a launch. Also what a replay's finding must be to fail
 # a file the GPU passed (verdict.py): each is wrong whatever the outputs happened to be.
 ROOT_CAUSES = frozenset({"missing-barrier", "cp-async-read-before-wait", "barrier-in-divergent-branch",
                          "wrong-shuffle-mask", "out-of-bounds", "vec4-tail-overrun", "misaligned-vector-access"})
 
-# A case whose launch faulted: every test program prints the CUDA error's name (cudaGetErrorName)
-# when a launch or the synchronisation after it fails.
-_FAULT = re.compile(r"\bcudaError[A-Z][A-Za-z]*")
 
-
-def ran_to_the_end_and_wrong(row: dict) -> bool:
-    """The case failed on a wrong answer: its launch finished and the test compared the outputs."""
-    return row.get("status") == "fail" and not _FAULT.search(row.get("message", ""))
+def read_there_too(row: dict, simulated: dict | None) -> bool:
+    """The simulator's row of the same case failed and recorded every fact this row recorded: its
+    launch ran to the end and the test compared the outputs (a case the simulator stopped, or one
+    that failed after an earlier case's sticky fault, records at most what it records up front)."""
+    return (simulated is not None and simulated.get("status") == "fail"
+            and set(row.get("evidence", {})) <= set(simulated.get("evidence", {})))
 
 
 def keep_what_the_simulator_read(tests: list[dict], simulated: list[dict], findings: list[dict]) -> list[str]:
@@ -50,10 +48,10 @@ def keep_what_the_simulator_read(tests: list[dict], simulated: list[dict], findi
     Returns the names of the failed cases whose evidence was set aside."""
     if not any(d.get("id") in ROOT_CAUSES for d in findings):
         return []
-    read = {t["name"] for t in simulated if ran_to_the_end_and_wrong(t)}
+    there = {t["name"]: t for t in simulated}
     dropped = []
     for t in tests:
-        if t.get("status") == "fail" and t.get("evidence") and t["name"] not in read:
+        if t.get("status") == "fail" and t.get("evidence") and not read_there_too(t, there.get(t["name"])):
             del t["evidence"]
             dropped.append(t["name"])
     return dropped
