@@ -3,15 +3,20 @@ simulator, tested without a GPU.
 
 On the H200 (2026-12-02, main ec3d595) 58 of 65 golden cases agreed; these tests hold the rules that
 make the other seven agree: the replay attaches every root cause the simulator finds (the cp.async
-read before its wait was dropped), and a GPU's outputs from a case whose launch the simulator stopped
-are symptoms of that root cause, not evidence (drills/pipeline/symptoms.py).
+read before its wait was dropped), and when it finds one, the problem's rules read the replay's rows,
+not the GPU's: what the root cause did to the GPU's outputs is its symptom (drills/pipeline/symptoms.py).
 """
 
 from __future__ import annotations
 
-from drills import manifest
+import copy
+import json
+
+import pytest
+
+from drills import ROOT, manifest
 from drills.messages import render_result, say
-from drills.pipeline import replay, symptoms, verdict
+from drills.pipeline import diagnose, replay, symptoms, verdict
 from drills.pipeline.execute import Run
 from drills.result import Result
 
@@ -82,41 +87,33 @@ FAULT = "cudaDeviceSynchronize(): cudaErrorIllegalAddress: an illegal memory acc
 OOB = {"id": "out-of-bounds"}
 
 
-def test_without_a_root_cause_every_output_is_evidence():
-    gpu = [_c1_row(1, "fail", {"wrong": "1"})]
-    assert symptoms.keep_what_the_simulator_read(gpu, [_c1_row(1, "fail", {"shape": "1x1"}, FAULT)], [{"id": "timeout"}]) == []
-    assert gpu[0]["evidence"] == {"wrong": "1"}
+def test_without_a_root_cause_the_rules_read_the_judged_runs_own_rows():
+    gpu, sim = [_c1_row(1, "fail", {"wrong": "1"})], [_c1_row(1, "fail", {"shape": "1x1"}, FAULT)]
+    assert symptoms.rows_to_read(gpu, sim, [{"id": "timeout"}]) is gpu
+    assert symptoms.rows_to_read(gpu, sim, []) is gpu
 
 
-def test_with_a_root_cause_only_the_cases_the_simulator_ran_to_the_end_and_got_wrong_are_evidence():
-    wrong = {"wrong": "1", "unwritten": "0", "first_wrong": "4", "last_wrong": "4", "written_past_end": "0"}
-    gpu = [_c1_row(1, "fail", {**wrong, "written_past_end": "4"}),        # the simulator stopped its launch
-           _c1_row(2, "fail", dict(wrong)),                               # failed there after that sticky fault
-           _c1_row(5, "fail", dict(wrong)),                               # a wrong answer there too
-           _c1_row(7, "fail", dict(wrong)),                               # passed there: the race's timing here
-           _c1_row(268435459, "fail", dict(wrong)),                       # a shape only the GPU runs
-           _c1_row(4, "pass", {"shape": "1x4"})]
-    sim = [_c1_row(1, "fail", {"shape": "1x1"}, FAULT),
-           _c1_row(2, "fail", {"shape": "1x2"}, "cudaMalloc failed for n = 2"),
-           _c1_row(5, "fail", {**wrong, "shape": "1x5"}, "vec4 on n = 5"),
-           _c1_row(7, "pass", {"shape": "1x7"}), _c1_row(4, "pass", {"shape": "1x4"})]
-    dropped = symptoms.keep_what_the_simulator_read(gpu, sim, [OOB])
-    assert [t["shape"][1] for t in gpu if "evidence" in t] == [5, 4]
-    assert sorted(dropped) == sorted(t["name"] for t in gpu if t["shape"][1] in (1, 2, 7, 268435459))
+def test_with_a_root_cause_the_rules_read_the_simulators_rows():
+    gpu, sim = [_c1_row(1, "fail", {"wrong": "1"})], [_c1_row(1, "fail", {"shape": "1x1"}, FAULT)]
+    for id in sorted(symptoms.ROOT_CAUSES):
+        assert symptoms.rows_to_read(gpu, sim, [{"id": "timeout"}, {"id": id}]) is sim
 
 
-def test_the_simulator_read_a_case_when_its_row_failed_with_the_same_facts():
-    row = {"status": "fail", "evidence": {"shape": "1x5", "wrong": "1"}}
-    assert symptoms.read_there_too(row, {"status": "fail", "evidence": {"shape": "1x5", "wrong": "3"}})
-    assert not symptoms.read_there_too(row, {"status": "fail", "evidence": {"shape": "1x5"}, "message": FAULT})
-    assert not symptoms.read_there_too(row, {"status": "pass", "evidence": {"shape": "1x5"}})
-    assert not symptoms.read_there_too(row, None)
+def test_reading_swaps_the_rows_only_within_the_block():
+    r = Result(problem=C1.number, file="mine/c1.cu")
+    own, other = [_c1_row(1, "fail")], [_c1_row(2, "pass")]
+    r.tests = own
+    with symptoms.reading(r, other):
+        assert r.tests is other
+    assert r.tests is own
+    with pytest.raises(RuntimeError), symptoms.reading(r, other):
+        raise RuntimeError
+    assert r.tests is own
 
 
 def test_a_write_past_the_end_that_the_replay_names_as_out_of_bounds_is_not_a_second_diagnosis():
     # c1/no-bounds-check on the H200: the GPU wrote into the guard after c (n = 1: 4 guard floats
     # changed) where the simulator stopped the launch at its first read past the end.
-    from drills.pipeline import diagnose
     sim_run = Run(sim_events=[{"event": "launch", "kernel": "vector_add_kernel", "mangled": "_Z1k", "errors": [{
         "kind": "out-of-bounds", "file": "mine/c1.cu", "line": 12, "block": [0, 0, 0], "thread": [1, 0, 0],
         "message": "global load of 4 bytes out of bounds", "allocation": "cudaMalloc #1 (4 bytes)", "offset": 4}]}],
@@ -127,10 +124,9 @@ def test_a_write_past_the_end_that_the_replay_names_as_out_of_bounds_is_not_a_se
     def judged(rule: bool):
         r = Result(problem=C1.number, file="mine/c1.cu", backend={"kind": "gpu", "device": "H200"})
         r.tests = [_c1_row(1, "fail", dict(past)), _c1_row(4)]
-        if rule:
-            symptoms.keep_what_the_simulator_read(r.tests, sim_run.tests, found)
         gpu = Run(tests=r.tests)
-        diagnose.from_runs(C1, r, [gpu])
+        with symptoms.reading(r, symptoms.rows_to_read(r.tests, sim_run.tests, found) if rule else r.tests):
+            diagnose.from_runs(C1, r, [gpu])
         replay.attach(C1, r, [dict(d) for d in found], [gpu])
         verdict.decide(C1, r, [gpu])
         return r.status, [d["id"] for d in r.diagnoses]
@@ -148,13 +144,6 @@ def test_a_write_past_the_end_that_the_replay_names_as_out_of_bounds_is_not_a_se
 # ran to the end on the GPU, with the evidence its message reports; a GPU-only shape). Every other row
 # is taken to be the simulator's: the same file, inputs and seed.
 
-import copy  # noqa: E402
-import json  # noqa: E402
-
-import pytest  # noqa: E402
-
-from drills import ROOT  # noqa: E402
-from drills.pipeline import diagnose  # noqa: E402
 
 RECORDINGS = sorted((ROOT / "tests" / "parity").glob("*.json"))
 PROBLEMS = {p.chapter.lower(): p for p in manifest.load().values()}
@@ -182,9 +171,8 @@ def judge_on_gpu(doc: dict, h200: bool = False) -> Result:
     found = replay.findings(problem, doc["file"], [sim_run], ())
     if h200:
         found = [d for d in found if d["id"] in FINDINGS_ON_THE_H200]
-    else:
-        symptoms.keep_what_the_simulator_read(r.tests, sim_run.tests, found)
-    diagnose.from_runs(problem, r, [gpu])
+    with symptoms.reading(r, r.tests if h200 else symptoms.rows_to_read(r.tests, sim_run.tests, found)):
+        diagnose.from_runs(problem, r, [gpu])
     replay.attach(problem, r, found, [gpu])
     r.checks = copy.deepcopy(doc["sim"]["checks"])
     diagnose.from_checks(problem, r)

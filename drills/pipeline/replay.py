@@ -7,9 +7,9 @@ attached to the GPU's result, each diagnosis marked as found by a replay on the 
 The verdict is the GPU's: its cases, its timings, its crash or its hang. One addition, so that
 both backends teach alike: a defect the replay finds in cases the GPU passed (an out-of-bounds
 read that happened to land in mapped memory, a race the GPU's scheduling happened to hide) is a
-fail, as it is on the simulator (drills/pipeline/verdict.py). And its root causes decide which of
-the GPU's outputs are evidence at all (drills/pipeline/symptoms.py): the outputs of a case the
-simulator stopped at a race or a bad access are that defect's symptoms.
+fail, as it is on the simulator (drills/pipeline/verdict.py). And when it finds such a root cause,
+the problem's rules read its rows, not the GPU's (drills/pipeline/symptoms.py): what a race or a bad
+access did to the GPU's outputs is that defect's symptom.
 
 The replay runs side by side with the GPU's cases (the simulator build is made anyway for the
 technique checks), so a correct file pays nothing for it on a machine with spare cores; when
