@@ -165,6 +165,10 @@ def parity(backend: str, chapters: dict, out: Path, env: dict, jobs: int, deadli
                "got": {"status": got["status"], "diagnoses": got["diagnoses"]}, "replayed": got.get("replayed", []),
                "wall": round(wall, 2), "timings": got.get("timings"), "message": got.get("message", "")}
         row["same"] = row["expected"] == row["got"]
+        if d is not None and not row["same"]:  # the rows the diagnoses read: a difference reproduces from data
+            row["failed_rows"] = [{**{k: t[k] for k in ("name", "status", "evidence") if k in t},
+                                   "message": (t.get("message") or "")[:160]}
+                                  for t in d.get("tests", []) if t.get("status") in ("fail", "error")][:60]
         if d is None:
             row["error"] = err[-1500:]
             say(f"   no result for {ch}/{case}: {err[-600:]}")

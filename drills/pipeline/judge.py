@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .. import ROOT
 from . import build as builder
-from . import diagnose, execute, gtestrun, replay, verdict
+from . import diagnose, execute, gtestrun, replay, symptoms, verdict
 from ..manifest import Problem
 from ..messages import render_result, say
 from ..result import Result, error_say
@@ -147,15 +147,19 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
             if t["status"] == "skip" and not verdict.is_contract_case(t, problem):
                 t["absent"] = True
         result.log = "\n".join(r.output for r in runs)[-execute.OUTPUT_CAP:]
-        diagnose.from_runs(problem, result, runs, (subject.test_binary, subject.capi_library))
-        if side is not None:
-            replay.gpu_stop_diagnosis(result, runs)
+        found, simulated = [], []
+        if side is not None:  # the replay first: a root cause it finds decides which rows the rules read
             with clock.phase("replay-wait"):
                 sim_subject, sim_runs = side.result()
             if sim_subject is not None:
                 sim_runs += _replay_stopped_case(problem, sim_subject, env, runs, sim_runs, clock)
                 found = replay.findings(problem, shown, sim_runs, (sim_subject.test_binary, sim_subject.capi_library))
-                replay.attach(problem, result, found, runs)
+                simulated = _simulated_rows(sim_runs)
+        with symptoms.reading(result, symptoms.rows_to_read(result.tests, simulated, found)):
+            diagnose.from_runs(problem, result, runs, (subject.test_binary, subject.capi_library))
+        if side is not None:
+            replay.gpu_stop_diagnosis(result, runs)
+            replay.attach(problem, result, found, runs)
         hung = any(r.timed_out or _hung(r) for r in runs)
         if probe is not None:
             with clock.phase("probe-wait"):
@@ -255,6 +259,13 @@ def _replay_stopped_case(problem, sim_subject, env, gpu_runs, sim_runs, clock) -
         sim_env = _sim_env(env)
         return [gtestrun.run(sim_subject.test_binary, sim_env, replay.limits_for_case(), problem.diagnosis.evidence,
                              gtest_filter=replay.public_filter(problem, case))]
+
+
+def _simulated_rows(sim_runs: list) -> list[dict]:
+    """The side run's rows, then a stopped case's own replay where the side run has none of it."""
+    rows = list(sim_runs[0].tests) if sim_runs else []
+    seen = {t["name"] for t in rows}
+    return rows + [t for r in sim_runs[1:] for t in r.tests if t["name"] not in seen]
 
 
 def _hung(run) -> bool:

@@ -7,7 +7,9 @@ attached to the GPU's result, each diagnosis marked as found by a replay on the 
 The verdict is the GPU's: its cases, its timings, its crash or its hang. One addition, so that
 both backends teach alike: a defect the replay finds in cases the GPU passed (an out-of-bounds
 read that happened to land in mapped memory, a race the GPU's scheduling happened to hide) is a
-fail, as it is on the simulator (drills/pipeline/verdict.py).
+fail, as it is on the simulator (drills/pipeline/verdict.py). And when it finds such a root cause,
+the problem's rules read its rows, not the GPU's (drills/pipeline/symptoms.py): what a race or a bad
+access did to the GPU's outputs is that defect's symptom.
 
 The replay runs side by side with the GPU's cases (the simulator build is made anyway for the
 technique checks), so a correct file pays nothing for it on a machine with spare cores; when
@@ -19,18 +21,17 @@ from __future__ import annotations
 
 import re
 
-from . import diagnose, gtestrun
+from . import diagnose, gtestrun, symptoms
 from ..manifest import Problem
 from ..messages import say
 from ..result import Result
 
-# What a replay may add: the simulator's run-time findings. `unsupported` is the simulator's limit,
-# not the learner's mistake, and a GPU that ran the code has nothing to learn from it.
-FINDINGS = ("missing-barrier", "out-of-bounds", "vec4-tail-overrun", "misaligned-vector-access",
-            "barrier-in-divergent-branch", "wrong-shuffle-mask", "host-deref-device-pointer", "timeout", "deadlock")
+# What a replay may add: the simulator's run-time findings, the root causes (symptoms.py) and what
+# stops a program. `unsupported` is the simulator's limit, not the learner's mistake, and a GPU that
+# ran the code has nothing to learn from it.
+FINDINGS = symptoms.ROOT_CAUSES | {"host-deref-device-pointer", "timeout", "deadlock"}
 # Findings that are wrong whatever the GPU's outputs were.
-DEFECTS = frozenset({"missing-barrier", "out-of-bounds", "vec4-tail-overrun", "misaligned-vector-access",
-                     "barrier-in-divergent-branch", "wrong-shuffle-mask"})
+DEFECTS = symptoms.ROOT_CAUSES
 
 
 def public_filter(problem: Problem, case: str) -> str:

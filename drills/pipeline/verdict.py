@@ -11,6 +11,11 @@
            the simulator does not support, ran no test, left a contract case unrun, or a check of
            severity `fail` could not be measured: the result says why. Never a silent pass.
 
+The diagnoses the verdict leads with are the same on both backends because root causes and their
+symptoms combine by one rule (drills/pipeline/symptoms.py): when the simulator (on a GPU, its replay)
+finds a race, a bad access or a barrier fault, the problem's rules read the pattern of wrong outputs
+from the simulator's run, and what the root cause did to a GPU's outputs is not a second mistake.
+
 A contract case is a test of an entry point of the contract (the manifest's `entry_points`): a
 GoogleTest case whose variant is an entry point or its suffix (`tiled` for `transpose_tiled`), or
 whose variant matches one of the scoring table's `case_variants` globs, or a pytest case with an
