@@ -135,11 +135,17 @@ def timings(backend: str, chapters: dict, out: Path, env: dict) -> dict:
              (f"warm judge of the same correct file ({backend}, the learner's command)", backend),
              (f"warm judge again ({backend})", backend),
              ("warm judge of the same file (sim, the learner's command)", "sim")]
-    for name, b in steps:
-        d, wall, err = cli(["78", "--file", str(fresh), "--backend", b], env)
+    steps = [(name, b, ["78", "--file", str(fresh), "--backend", b]) for name, b in steps]
+    # The performance section of the problems timed in FLOP/s (against cuBLAS), the learner's command
+    # on each reference: the GPU timing path end to end (perf-<n>-<backend>.json).
+    steps += [(f"reference #{n} with its performance section ({backend}, the learner's command)", backend,
+               [str(n), "--solution", "--backend", backend]) for n in (81, 84)
+              if any(p.number == n for p in chapters.values())]
+    for i, (name, b, argv) in enumerate(steps):
+        d, wall, err = cli(argv, env)
         rows[name] = {"wall": round(wall, 2), **summary(d)}
         if d is not None and d.get("perf"):
-            (out / "perf.json").write_text(json.dumps(d["perf"], indent=1))
+            (out / f"perf-{argv[0]}-{b}-{i}.json").write_text(json.dumps(d["perf"], indent=1))
         say(f"{name}: {rows[name]['status']} in {wall:.1f} s; timings {rows[name].get('timings')}")
         (out / "timings.json").write_text(json.dumps(rows, indent=1, ensure_ascii=False))
         if d is None:
