@@ -96,7 +96,7 @@ double tolerance(const Reference& r, int n) {
 
 // Facts about a wrong sum that the judge turns into named diagnoses.
 void record_evidence(float got, const Reference& r, double tol) {
-  ::testing::Test::RecordProperty("result", std::to_string(got));
+  ::testing::Test::RecordProperty("sum", std::to_string(got));
   ::testing::Test::RecordProperty("expected", std::to_string(r.sum));
   ::testing::Test::RecordProperty("tolerance", std::to_string(tol));
   ::testing::Test::RecordProperty("result_is_nan", std::isnan(got) ? "1" : "0");
@@ -234,7 +234,7 @@ TEST_P(IntSum, Exact) {
   for (int v : x) want += static_cast<uint32_t>(v);
   if (static_cast<uint32_t>(got) != want) {
     const long long diff = static_cast<long long>(got) - static_cast<int32_t>(want);
-    ::testing::Test::RecordProperty("result", std::to_string(got));
+    ::testing::Test::RecordProperty("sum", std::to_string(got));
     ::testing::Test::RecordProperty("expected", std::to_string(static_cast<int32_t>(want)));
     ::testing::Test::RecordProperty("difference", std::to_string(diff));
   }

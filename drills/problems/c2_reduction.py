@@ -24,7 +24,7 @@ def diagnose_outputs(problem: Problem, result: Result) -> None:
         return
     if ints and all(evidence_int(e, "difference") == -1 for e in ints):
         result.diagnose("out-not-zeroed")
-    elif ints and all(e.get("result") == "-1" for e in ints):
+    elif ints and all(e.get("sum") == "-1" for e in ints):
         result.diagnose("result-is-nan")
     else:
         result.diagnose("result-is-nan", key="diagnosis.result-is-nan-unwritten-value")
