@@ -20,6 +20,8 @@
 //            .cs (evict first); h2 as h1 plus an L2 evict_last policy on the first read (GPU only).
 //   cluster  the row in registers across a thread-block cluster of K blocks (sm_90); the parts are
 //            exchanged through distributed shared memory and the cluster barrier, not global flags.
+//   pipelined  the row in registers across persistent blocks that hold two segments each: the next
+//            segment is loaded and published before the block waits for the row of the one it holds.
 //   nowait   DIAGNOSTIC, wrong results: the split kernel with the exchange left out (what the exchange
 //            costs). Timed only, never checked.
 #include "../solutions/c5_softmax.cu"
@@ -164,6 +166,116 @@ bool launch_reread(const float* x, float* y, int rows, int cols, int seg_len, in
   return true;
 }
 
+// ---- C: pipelined (the row in registers, two segments a block) ----
+// Persistent blocks hold two segments: the next one is loaded, reduced and published before the block
+// waits for the row of the one it holds, so the exchange's wait overlaps a load instead of idling the
+// registers. A block publishes every segment it loads before it waits, so (as for the split kernel)
+// a row's segments never wait for a block that waits for them, when they all fit the grid.
+
+__device__ unsigned g_pipe;
+
+__device__ __forceinline__ unsigned take_ticket(unsigned items, unsigned* shared_ticket) {
+  if (threadIdx.x == 0) *shared_ticket = atomicInc(&g_pipe, items + gridDim.x - 1);
+  __syncthreads();
+  const unsigned t = *shared_ticket;
+  __syncthreads();
+  return t;
+}
+
+struct Held {
+  MaxSum own, block;
+};
+
+template <int THREADS, int CHUNKS>
+__device__ __forceinline__ Held load_publish(float (&v)[CHUNKS * 4], const float* x, int cols, int segments, unsigned t,
+                                             unsigned call, MaxSum* slots) {
+  constexpr int SEG = THREADS * 4 * CHUNKS;
+  const int64_t row = t / segments;
+  const int seg = static_cast<int>(t % segments);
+  load_part<THREADS, 4, CHUNKS>(v, x + row * cols, seg * SEG, threadIdx.x, cols);
+  Held h;
+  h.own = own_part(v);
+  h.block = block_combine<THREADS>(h.own, slots);
+  if (segments > 1 && threadIdx.x == 0) {
+    volatile float* slot = &g_parts[t].m;
+    slot[0] = h.block.m;
+    slot[1] = h.block.d;
+    __threadfence();
+    *reinterpret_cast<volatile unsigned*>(&g_flags[t]) = call;
+  }
+  return h;
+}
+
+template <int THREADS, int CHUNKS>
+__device__ __forceinline__ void wait_store(float (&v)[CHUNKS * 4], float* y, int cols, int segments, unsigned t,
+                                           unsigned call, Held h, MaxSum* total) {
+  constexpr int SEG = THREADS * 4 * CHUNKS;
+  const int64_t row = t / segments;
+  const int seg = static_cast<int>(t % segments);
+  MaxSum row_part = h.block;
+  if (segments > 1) {
+    if (threadIdx.x < 32) {
+      const int64_t first = row * segments;
+      MaxSum s = empty_part();
+      for (int i = threadIdx.x; i < segments; i += 32) {
+        const volatile unsigned* flag = &g_flags[first + i];
+        while (*flag != call) __nanosleep(128);
+        __threadfence();
+        const volatile float* slot = &g_parts[first + i].m;
+        s = combine(s, {slot[0], slot[1]});
+      }
+      s = warp_combine(s);
+      if (threadIdx.x == 0) *total = s;
+    }
+    __syncthreads();
+    row_part = *total;
+  }
+  store_part<THREADS, 4, CHUNKS>(y + row * cols, v, h.own.m, row_part, seg * SEG, threadIdx.x, cols);
+}
+
+template <int THREADS, int CHUNKS>
+__global__ void __launch_bounds__(THREADS)
+    pipelined_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, int segments, unsigned items,
+                     unsigned call) {
+  __shared__ MaxSum slots[THREADS / 32];
+  __shared__ MaxSum total;
+  __shared__ unsigned ticket;
+  float a[CHUNKS * 4], b[CHUNKS * 4];
+  unsigned ta = take_ticket(items, &ticket);
+  if (ta >= items) return;
+  Held ha = load_publish<THREADS, CHUNKS>(a, x, cols, segments, ta, call, slots);
+  for (;;) {
+    const unsigned tb = take_ticket(items, &ticket);
+    Held hb{};
+    if (tb < items) hb = load_publish<THREADS, CHUNKS>(b, x, cols, segments, tb, call, slots);
+    wait_store<THREADS, CHUNKS>(a, y, cols, segments, ta, call, ha, &total);
+    if (tb >= items) return;
+    ta = take_ticket(items, &ticket);
+    if (ta < items) ha = load_publish<THREADS, CHUNKS>(a, x, cols, segments, ta, call, slots);
+    wait_store<THREADS, CHUNKS>(b, y, cols, segments, tb, call, hb, &total);
+    if (ta >= items) return;
+  }
+}
+
+template <int THREADS, int CHUNKS>
+bool launch_pipelined(const float* x, float* y, int rows, int cols, int bps) {
+  constexpr int SEG = THREADS * 4 * CHUNKS;
+  if (cols % 4) return false;
+  const auto kernel = pipelined_kernel<THREADS, CHUNKS>;
+  static const int resident = resident_blocks(kernel, THREADS);
+  const int segments = (cols + SEG - 1) / SEG;
+  const int grid_max = std::min(bps * sm_count(), resident);
+  if (segments > grid_max || segments > MAX_SEGMENTS) return false;
+  const int rows_per_launch = MAX_SEGMENTS / segments;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = std::min(rows - r0, rows_per_launch);
+    const unsigned items = static_cast<unsigned>(n) * segments;
+    const int grid = std::min<int>(grid_max, items);
+    kernel<<<grid, THREADS>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, segments, items, ++g_calls);
+  }
+  return true;
+}
+
 // ---- B: cluster ----
 // SOFTPERF_SIM: the simulator's build (compute_80 PTX) has no clusters and no createpolicy: those
 // candidates are left out there.
@@ -285,6 +397,12 @@ Cand cluster() {
 #endif
 
 template <int T, int C>
+Cand pipelined(int bps, int mask) {
+  return {"pipelined T" + std::to_string(T) + " c" + std::to_string(C) + " bps" + std::to_string(bps),
+          [=](const float* x, float* y, int r, int c) { return launch_pipelined<T, C>(x, y, r, c, bps); }, true, mask};
+}
+
+template <int T, int C>
 Cand nowait(int mask) {
   return {"nowait T" + std::to_string(T) + " c" + std::to_string(C),
           [](const float* x, float* y, int r, int c) { return launch_nowait<T, C>(x, y, r, c); }, false, mask};
@@ -326,6 +444,12 @@ std::vector<Cand> candidates() {
       reread<256, 4, 0>(8192, 8, 3),
       reread<1024, 4, 1>(131072, 1, 2),
       reread<1024, 4, 1>(131072, 2, 2),
+      pipelined<256, 8>(2, 3),
+      pipelined<512, 4>(2, 3),
+      pipelined<256, 4>(4, 3),
+      pipelined<512, 8>(1, 3),
+      pipelined<1024, 4>(1, 3),
+      pipelined<128, 8>(8, 3),
 #ifndef SOFTPERF_SIM
       cluster<256, 8, 8>(),
       cluster<512, 4, 8>(),
