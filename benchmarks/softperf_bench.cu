@@ -423,6 +423,8 @@ std::vector<Cand> candidates() {
       reread<1024, 4, 0>(65536, 2, 3),
       reread<1024, 4, 1>(65536, 1, 3),
       reread<1024, 4, 1>(65536, 2, 3),
+      reread<1024, 4, 1>(32768, 1, 3),
+      reread<1024, 4, 1>(16384, 2, 3),
 #ifndef SOFTPERF_SIM
       reread<1024, 4, 2>(65536, 1, 3),
       reread<1024, 4, 2>(65536, 2, 3),
