@@ -54,10 +54,12 @@ step build 120 nvcc -arch=sm_90 -O3 -std=c++17 -lineinfo -Xptxas -v -o "$B/softp
   "$ROOT/benchmarks/softperf_bench.cu" 2> "$R/ptxas.txt"
 
 step info 20 "$B/softperf_bench" info >> "$R/env.txt" 2>&1
-# softmax_fast first, in its own process: a candidate that hangs cannot take its numbers with it.
+# softmax_fast first, then the candidates, then the pipelined ones, each group in its own process: a
+# candidate that hangs cannot take the other groups' numbers with it.
 step time-fast 40 "$B/softperf_bench" time 30 fast > "$R/time.csv" 2> "$R/time-fast.err"
-step time-cand 60 "$B/softperf_bench" time 30 cand >> "$R/time.csv" 2> "$R/time-cand.err"
-step check 60 "$B/softperf_bench" check > "$R/check.csv" 2> "$R/check.err"
+step time-cand 50 "$B/softperf_bench" time 30 cand >> "$R/time.csv" 2> "$R/time-cand.err"
+step time-pipe 30 "$B/softperf_bench" time 30 pipe >> "$R/time.csv" 2> "$R/time-pipe.err"
+step check 45 "$B/softperf_bench" check > "$R/check.csv" 2> "$R/check.err"
 
 cat > "$B/torch_softmax.py" <<'EOF'
 import torch
@@ -80,7 +82,7 @@ for r, c in shapes:
     del x, y
     torch.cuda.empty_cache()
 EOF
-step torch 40 python3 "$B/torch_softmax.py" > "$R/torch.csv" 2> "$R/torch.err"
+step torch 30 python3 "$B/torch_softmax.py" > "$R/torch.csv" 2> "$R/torch.err"
 
 summarize() {
 python3 - "$R" <<'EOF'
