@@ -11,6 +11,7 @@
 //                                  of 8 of its rows (poisoned output) against the host reference
 //   ./softperf_bench info          SMs, L2, resident blocks / clusters of the candidates
 //   ./softperf_bench plan          the candidates `time` measures at each long shape
+//   ./softperf_bench one NAME RxC  NAME (a candidate's name, or softmax_fast) once at that shape, for ncu
 //
 // Candidates:
 //   reread   two reads of x: a statistics pass over a segment, the row's exchange, then a second pass
@@ -763,6 +764,30 @@ int plan_mode() {
   return 0;
 }
 
+// One call of one candidate (or softmax_fast) at one shape, for ncu.
+int one_mode(const std::string& name, const char* shape) {
+  Shape s{};
+  if (std::sscanf(shape, "%dx%d", &s.rows, &s.cols) != 2) return 2;
+  Launch fn;
+  if (name == "softmax_fast") fn = [](const float* x, float* y, int r, int c) { softmax_fast(x, y, r, c); return true; };
+  for (const Cand& c : candidates())
+    if (c.name == name) fn = c.launch;
+  if (!fn) {
+    std::fprintf(stderr, "unknown candidate %s\n", name.c_str());
+    return 2;
+  }
+  const int64_t n = (int64_t)s.rows * s.cols;
+  float *dx, *dy;
+  CHECK_CUDA(cudaMalloc(&dx, n * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&dy, n * sizeof(float)));
+  fill(dx, n, 99u);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const bool ran = fn(dx, dy, s.rows, s.cols);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
+  return ran ? 0 : 3;
+}
+
 }  // namespace cand
 
 int main(int argc, char** argv) {
@@ -771,6 +796,7 @@ int main(int argc, char** argv) {
   if (mode == "time") return cand::time_mode(argc > 2 ? std::atoi(argv[2]) : 30, argc > 3 ? argv[3] : "all");
   if (mode == "info") return cand::info_mode();
   if (mode == "plan") return cand::plan_mode();
-  std::fprintf(stderr, "usage: %s check [MAX] | time [REPS [fast|cand|pipe|all]] | info | plan\n", argv[0]);
+  if (mode == "one" && argc > 3) return cand::one_mode(argv[2], argv[3]);
+  std::fprintf(stderr, "usage: %s check [MAX] | time [REPS [fast|cand|pipe|all]] | one NAME RxC | info | plan\n", argv[0]);
   return 2;
 }
