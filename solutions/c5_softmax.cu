@@ -8,6 +8,7 @@
 // is safe for calls on several streams at once; the contract has one.
 #include <cfloat>
 #include <cstdint>
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 namespace {
@@ -329,6 +330,63 @@ __global__ void __launch_bounds__(THREADS)
 }
 // endregion: shifted-rows
 
+// ---- 7. a row across a thread-block cluster (sm_90) ----
+
+// region: cluster-rows
+// block_rows_kernel's split, with the K blocks of a row launched as one thread-block cluster: the
+// hardware runs them at the same time on neighbouring SMs, and they exchange their parts through each
+// other's shared memory and the cluster barrier instead of global flags, so no block waits on a flag
+// that travels through a saturated L2. The simulator runs compute_80 PTX, which has no clusters:
+// there the same kernel takes tickets and exchanges through row_total, as block_rows_kernel does.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define ROW_CLUSTER(k) __cluster_dims__(k, 1, 1)
+#else
+#define ROW_CLUSTER(k)
+#endif
+
+template <int THREADS, int CHUNKS, int K>
+__global__ void __launch_bounds__(THREADS) ROW_CLUSTER(K)
+    cluster_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, unsigned call) {
+  constexpr int SEGMENT = THREADS * 4 * CHUNKS;
+  __shared__ MaxSum slots[THREADS / 32];
+#if __CUDA_ARCH__ >= 900
+  __shared__ MaxSum part, total;
+  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const unsigned item = blockIdx.x;  // the cluster's blocks are consecutive: block_rank() == item % K
+#else
+  __shared__ unsigned ticket;
+  if (threadIdx.x == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const unsigned item = ticket;
+#endif
+  const int64_t row = item / K;
+  const int seg = static_cast<int>(item % K);
+  float v[CHUNKS * 4];
+  load_part<THREADS, 4, CHUNKS>(v, x + row * cols, seg * SEGMENT, threadIdx.x, cols);
+  const MaxSum own = own_part(v);
+  const MaxSum block = block_combine<THREADS>(own, slots);
+#if __CUDA_ARCH__ >= 900
+  if (threadIdx.x == 0) part = block;
+  cluster.sync();  // every block's part is in its shared memory
+  if (threadIdx.x < 32) {
+    MaxSum s = threadIdx.x < K ? *cluster.map_shared_rank(&part, threadIdx.x) : empty_part();
+    s = warp_combine(s);
+    if (threadIdx.x == 0) total = s;
+  }
+  // The others may still be reading this block's part: arrive now, wait just before leaving.
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+  __syncthreads();
+  const MaxSum row_sum = total;
+#else
+  const MaxSum row_sum = row_total(block, row * K, seg, K, call);
+#endif
+  store_part<THREADS, 4, CHUNKS>(y + row * cols, v, own.m, row_sum, seg * SEGMENT, threadIdx.x, cols);
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+// endregion: cluster-rows
+
 // ---- the upper bound ----
 
 // region: copy-bound
@@ -423,6 +481,20 @@ void launch_shifted_rows(const float* x, float* y, int rows, int cols) {
   shifted_rows_kernel<THREADS, CHUNKS><<<rows, THREADS>>>(x, y, cols);
 }
 
+// region: cluster-launch
+// K blocks a row, rows × K blocks; the batches only matter where the exchange goes through the
+// scratch slots (the simulator).
+template <int THREADS, int CHUNKS, int K>
+void launch_cluster_rows(const float* x, float* y, int rows, int cols) {
+  constexpr int rows_per_launch = MAX_SEGMENTS / K;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    cluster_rows_kernel<THREADS, CHUNKS, K><<<n * K, THREADS>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols,
+                                                                ++g_calls);
+  }
+}
+// endregion: cluster-launch
+
 using Launcher = void (*)(const float*, float*, int, int);
 
 // region: dispatch
@@ -445,6 +517,7 @@ constexpr Plan kVec4Plans[] = {
     {8192, launch_block_rows<256, 4, 8>},
     {16384, launch_block_rows<512, 4, 8>},
     {32768, launch_block_rows<1024, 4, 4>},     // 16384-float segments, two blocks per row
+    {65536, launch_cluster_rows<512, 16, 2>},   // measured: two blocks of 32768 floats, one cluster a row
     {1 << 30, launch_block_rows<512, 4, 16>},   // swept: 32768-float segments, several blocks per row
 };
 // Rows not on 16-byte boundaries but x and y at the same offset: float4 in the middle of each row.
