@@ -199,6 +199,150 @@ bool launch_reread_blocks(const float* x, float* y, int rows, int cols, int seg_
   return true;
 }
 
+// ---- E: the row in registers AND shared memory (64K floats a SM), one block or a cluster a row ----
+// Each block holds SEGMENT = THREADS * 4 * (CHUNKS + SCHUNKS) floats: CHUNKS float4 a thread in
+// registers (load_part), SCHUNKS float4 a thread in dynamic shared memory, copied there by cp.async
+// (no register holds them on the way). K = 1: a block a row (65536 floats with T512 c16 s16), no
+// exchange; K = 16: a 16-block cluster holds a row of 1048576 floats, exchanged through DSMEM.
+
+__device__ __forceinline__ void copy16_async(float4* smem, const float* gmem) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a), "l"(gmem) : "memory");
+}
+
+template <int THREADS, int CHUNKS, int SCHUNKS, int K>
+__global__ void __launch_bounds__(THREADS)
+    smem_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int cols) {
+  constexpr int REG = THREADS * 4 * CHUNKS;
+  constexpr int SEGMENT = REG + THREADS * 4 * SCHUNKS;
+  extern __shared__ float4 held[];  // SCHUNKS * THREADS float4
+  __shared__ MaxSum slots[THREADS / 32];
+  const int t = threadIdx.x;
+  int rank = 0;
+#ifndef SOFTPERF_SIM
+  if constexpr (K > 1) rank = static_cast<int>(cg::this_cluster().block_rank());
+#endif
+  const int64_t row = blockIdx.x / K;
+  const float* xr = x + row * cols;
+  const int first = rank * SEGMENT;
+#pragma unroll
+  for (int k = 0; k < SCHUNKS; ++k) {
+    const int c = first + REG + (k * THREADS + t) * 4;
+    if (c < cols) {
+      copy16_async(&held[k * THREADS + t], xr + c);
+    } else {
+      held[k * THREADS + t] = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    }
+  }
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  float v[CHUNKS * 4];
+  load_part<THREADS, 4, CHUNKS>(v, xr, first, t, cols);
+  const MaxSum own = own_part(v);
+  asm volatile("cp.async.wait_all;" ::: "memory");  // this thread's own copies: no barrier needed
+  float ms = -FLT_MAX;
+#pragma unroll
+  for (int k = 0; k < SCHUNKS; ++k) {
+    const float4 q = held[k * THREADS + t];
+    ms = fmaxf(fmaxf(fmaxf(ms, q.x), fmaxf(q.y, q.z)), q.w);
+  }
+  float ds = 0.0f;
+#pragma unroll
+  for (int k = 0; k < SCHUNKS; ++k) {
+    float4 q = held[k * THREADS + t];
+    q.x = __expf(q.x - ms), q.y = __expf(q.y - ms), q.z = __expf(q.z - ms), q.w = __expf(q.w - ms);
+    ds += (q.x + q.y) + (q.z + q.w);
+    held[k * THREADS + t] = q;
+  }
+  const MaxSum own_s = {ms, ds};
+  const MaxSum block = block_combine<THREADS>(combine(own, own_s), slots);
+  MaxSum row_sum = block;
+#ifndef SOFTPERF_SIM
+  if constexpr (K > 1) {
+    __shared__ MaxSum part, total;
+    cg::cluster_group cluster = cg::this_cluster();
+    if (t == 0) part = block;
+    cluster.sync();
+    if (t < 32) {
+      MaxSum s = t < K ? *cluster.map_shared_rank(&part, t) : empty_part();
+      s = warp_combine(s);
+      if (t == 0) total = s;
+    }
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+    __syncthreads();
+    row_sum = total;
+  }
+#endif
+  store_part<THREADS, 4, CHUNKS>(y + row * cols, v, own.m, row_sum, first, t, cols);
+  const float scale = __expf(own_s.m - row_sum.m) / row_sum.d;
+#pragma unroll
+  for (int k = 0; k < SCHUNKS; ++k) {
+    const int c = first + REG + (k * THREADS + t) * 4;
+    const float4 q = held[k * THREADS + t];
+    if (c < cols) *reinterpret_cast<float4*>(y + row * cols + c) = make_float4(q.x * scale, q.y * scale, q.z * scale, q.w * scale);
+  }
+#ifndef SOFTPERF_SIM
+  if constexpr (K > 1) asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
+template <int THREADS, int CHUNKS, int SCHUNKS, int K>
+bool launch_smem_rows(const float* x, float* y, int rows, int cols) {
+  constexpr int SEGMENT = THREADS * 4 * (CHUNKS + SCHUNKS);
+  constexpr int SMEM = SCHUNKS * THREADS * 16;
+  if (cols % 4 || cols > K * SEGMENT || (K > 1 && cols <= (K - 1) * SEGMENT)) return false;
+  const auto kernel = smem_rows_kernel<THREADS, CHUNKS, SCHUNKS, K>;
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+  if (K == 1) {
+    kernel<<<rows, THREADS, SMEM>>>(x, y, cols);
+    return true;
+  }
+#ifdef SOFTPERF_SIM
+  return false;
+#else
+  if (K > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(rows) * K);
+  config.blockDim = dim3(THREADS);
+  config.dynamicSmemBytes = SMEM;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = K;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  if (cudaLaunchKernelEx(&config, kernel, x, y, cols) != cudaSuccess) {
+    cudaGetLastError();  // a cluster the GPU cannot place: not sticky, clear it and report n/a
+    return false;
+  }
+  return true;
+#endif
+}
+
+#ifndef SOFTPERF_SIM
+template <int THREADS, int CHUNKS, int SCHUNKS, int K>
+int smem_max_clusters() {
+  constexpr int SMEM = SCHUNKS * THREADS * 16;
+  const auto kernel = smem_rows_kernel<THREADS, CHUNKS, SCHUNKS, K>;
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+  if (K > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(K * 64);
+  config.blockDim = dim3(THREADS);
+  config.dynamicSmemBytes = SMEM;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = K;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  int n = -1;
+  if (cudaOccupancyMaxActiveClusters(&n, kernel, &config) != cudaSuccess) cudaGetLastError();
+  return n;
+}
+#endif
+
 // ---- C: pipelined (the row in registers, two segments a block) ----
 // Persistent blocks hold two segments: the next one is loaded, reduced and published before the block
 // waits for the row of the one it holds, so the exchange's wait overlaps a load instead of idling the
@@ -355,7 +499,11 @@ bool launch_cluster(const float* x, float* y, int rows, int cols) {
   attr[0].val.clusterDim.z = 1;
   config.attrs = attr;
   config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, x, y, cols) == cudaSuccess;
+  if (cudaLaunchKernelEx(&config, kernel, x, y, cols) != cudaSuccess) {
+    cudaGetLastError();  // a cluster the GPU cannot place: not sticky, clear it and report n/a
+    return false;
+  }
+  return true;
 }
 
 template <int THREADS, int CHUNKS, int CLUSTER>
@@ -411,7 +559,7 @@ struct Cand {
   Launch launch;
   bool checked;  // false: diagnostic, results knowingly wrong
   int shape_mask;  // bit 0: 1024x65536, bit 1: 64x1048576
-  bool pipe = false;  // timed by `time REPS pipe`, in a process of its own
+  bool pipe = false;  // timed by `time REPS pipe`, in a process of its own (the newest waiting schemes)
 };
 
 template <int T, int U, int H>
@@ -430,7 +578,15 @@ Cand reread_blocks(int seg_len, int bps, int mask) {
           true, mask};
 }
 
+template <int T, int C, int S, int K>
+Cand smem_rows(int mask) {
+  return {"smem-rows K" + std::to_string(K) + " T" + std::to_string(T) + " c" + std::to_string(C) + " s" + std::to_string(S),
+          [](const float* x, float* y, int r, int c) { return launch_smem_rows<T, C, S, K>(x, y, r, c); }, true, mask,
+          K > 1};
+}
+
 #ifndef SOFTPERF_SIM
+
 template <int T, int C, int K>
 Cand cluster() {
   return {"cluster K" + std::to_string(K) + " T" + std::to_string(T) + " c" + std::to_string(C),
@@ -457,7 +613,7 @@ Cand split(const char* name, Launcher fn, int mask) {
 
 std::vector<Cand> candidates() {
   return {
-      split("split T512 c16 (fast now)", launch_block_rows<512, 4, 16>, 3),
+      split("split T512 c16", launch_block_rows<512, 4, 16>, 3),
       split("split T256 c8", launch_block_rows<256, 4, 8>, 3),
       nowait<512, 16>(3),
       nowait<256, 8>(3),
@@ -505,7 +661,11 @@ std::vector<Cand> candidates() {
       cluster<512, 8, 4>(),
       cluster<1024, 4, 4>(),
       cluster<512, 16, 2>(),
+      smem_rows<512, 16, 16, 16>(2),
+      smem_rows<1024, 8, 8, 16>(2),
 #endif
+      smem_rows<512, 16, 16, 1>(1),
+      smem_rows<1024, 8, 8, 1>(1),
       pipelined<256, 8>(2, 3),
       pipelined<512, 4>(2, 3),
       pipelined<256, 4>(4, 3),
@@ -750,6 +910,8 @@ int info_mode() {
   std::printf("max active clusters: K8 T256 c8 %d, K8 T512 c4 %d, K16 T256 c4 %d, K4 T1024 c4 %d, K2 T512 c16 %d\n",
               max_clusters<256, 8, 8>(), max_clusters<512, 4, 8>(), max_clusters<256, 4, 16>(), max_clusters<1024, 4, 4>(),
               max_clusters<512, 16, 2>());
+  std::printf("max active clusters: smem-rows K16 T512 c16 s16 %d, K16 T1024 c8 s8 %d\n",
+              smem_max_clusters<512, 16, 16, 16>(), smem_max_clusters<1024, 8, 8, 16>());
 #endif
   return 0;
 }

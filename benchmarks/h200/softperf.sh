@@ -18,8 +18,8 @@
 #                more call on NaN-poisoned y) against the host reference, worst error / tolerance
 #   torch.csv    torch.softmax(x, dim=-1) at the 7 perf shapes, same statistic
 #   summary.txt  per shape: copy kernel, softmax_fast, the candidates best first
-#   ncu.csv      Nsight Compute (--clock-control none): DRAM bytes, L2 read hit rate, time of softmax_fast at
-#                1024x65536 and of reread-blocks T1024 u4 h1 seg65536 bps1 at both long shapes
+#   ncu.csv      Nsight Compute (--clock-control none): DRAM bytes, L2 read hit rate, occupancy, time of
+#                softmax_fast and of the smem-rows candidates at the long shapes
 set -u
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 OUT="${OUT:-/tmp/out}"
@@ -108,18 +108,18 @@ for shape, rs in by.items():
 EOF
 }
 step summary 20 bash -c "R='$R'; $(declare -f summarize); summarize" > "$R/summary.txt" 2>&1
-# Nsight Compute (--clock-control none), last: where the second read of x comes from (DRAM bytes
-# read over x's bytes; L2 hit rate of reads), for softmax_fast as committed and the reread kernel.
+# Nsight Compute (--clock-control none), last: DRAM bytes over x's bytes, L2 read hit rate, warps
+# active, for softmax_fast as committed and the smem-rows candidates.
 METRICS=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_op_read_hit_rate.pct,lts__t_sectors_srcunit_tex_op_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size
 run_ncu() {
-  for pair in "softmax_fast|1024x65536" "reread-blocks T1024 u4 h1 seg65536 bps1|1024x65536" \
-              "reread-blocks T1024 u4 h1 seg65536 bps1|64x1048576"; do
+  for pair in "softmax_fast|1024x65536" "smem-rows K1 T512 c16 s16|1024x65536" "softmax_fast|64x1048576" \
+              "smem-rows K16 T512 c16 s16|64x1048576"; do
     echo "### ${pair%%|*} ${pair##*|}"
-    ncu --clock-control none --csv --metrics "$METRICS" -k regex:'block_rows|reread' \
+    ncu --clock-control none --csv --metrics "$METRICS" -k regex:'block_rows|reread|cluster_rows|smem_rows' \
       "$B/softperf_bench" one "${pair%%|*}" "${pair##*|}" 2>&1 | grep -v '^==PROF=='
   done
 }
-step ncu 45 bash -c "B='$B' METRICS='$METRICS'; $(declare -f run_ncu); run_ncu" > "$R/ncu.csv" 2>&1
+step ncu 60 bash -c "B='$B' METRICS='$METRICS'; $(declare -f run_ncu); run_ncu" > "$R/ncu.csv" 2>&1
 
 cat "$R/summary.txt"
 echo "total seconds=$(( $(date +%s) - T0 ))" | tee -a "$STEPS" >&3
