@@ -343,6 +343,75 @@ int smem_max_clusters() {
 }
 #endif
 
+// ---- F: the split kernel with a release/acquire exchange ----
+// As block_rows_kernel, but the flag is written with st.release and polled with ld.acquire (no
+// __threadfence on either side) and the poll sleeps 32 ns: what the fences and the sleep cost.
+
+__device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+template <int THREADS>
+__device__ __forceinline__ MaxSum row_total_ar(MaxSum block_part, int64_t first_slot, int seg, int segments, unsigned call) {
+  __shared__ MaxSum total;
+  if (threadIdx.x == 0) {
+    g_parts[first_slot + seg] = block_part;
+    store_release(&g_flags[first_slot + seg], call);
+  }
+  if (threadIdx.x < 32) {
+    MaxSum s = empty_part();
+    for (int i = threadIdx.x; i < segments; i += 32) {
+      while (load_acquire(&g_flags[first_slot + i]) != call) __nanosleep(32);
+      const volatile float* slot = &g_parts[first_slot + i].m;
+      s = combine(s, {slot[0], slot[1]});
+    }
+    s = warp_combine(s);
+    if (threadIdx.x == 0) total = s;
+  }
+  __syncthreads();
+  return total;
+}
+
+template <int THREADS, int CHUNKS>
+__global__ void __launch_bounds__(THREADS)
+    split_ar_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, int segments, unsigned call) {
+  constexpr int SEGMENT = THREADS * 4 * CHUNKS;
+  __shared__ MaxSum slots[THREADS / 32];
+  __shared__ unsigned ticket;
+  if (threadIdx.x == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const unsigned item = ticket;
+  const int64_t row = item / segments;
+  const int seg = static_cast<int>(item % segments);
+  float v[CHUNKS * 4];
+  load_part<THREADS, 4, CHUNKS>(v, x + row * cols, seg * SEGMENT, threadIdx.x, cols);
+  const MaxSum own = own_part(v);
+  MaxSum total = block_combine<THREADS>(own, slots);
+  total = row_total_ar<THREADS>(total, row * segments, seg, segments, call);
+  store_part<THREADS, 4, CHUNKS>(y + row * cols, v, own.m, total, seg * SEGMENT, threadIdx.x, cols);
+}
+
+template <int THREADS, int CHUNKS>
+bool launch_split_ar(const float* x, float* y, int rows, int cols) {
+  constexpr int SEGMENT = THREADS * 4 * CHUNKS;
+  if (cols % 4) return false;
+  const auto kernel = split_ar_kernel<THREADS, CHUNKS>;
+  static const int resident = resident_blocks(kernel, THREADS);
+  const int segments = (cols + SEGMENT - 1) / SEGMENT;
+  if (segments > resident || segments > MAX_SEGMENTS) return false;
+  const int rows_per_launch = MAX_SEGMENTS / segments;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = std::min(rows - r0, rows_per_launch);
+    kernel<<<n * segments, THREADS>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, segments, ++g_calls);
+  }
+  return true;
+}
+
 // ---- C: pipelined (the row in registers, two segments a block) ----
 // Persistent blocks hold two segments: the next one is loaded, reduced and published before the block
 // waits for the row of the one it holds, so the exchange's wait overlaps a load instead of idling the
@@ -602,6 +671,12 @@ Cand pipelined(int bps, int mask) {
 }
 
 template <int T, int C>
+Cand split_ar(int mask) {
+  return {"split-ar T" + std::to_string(T) + " c" + std::to_string(C),
+          [](const float* x, float* y, int r, int c) { return launch_split_ar<T, C>(x, y, r, c); }, true, mask};
+}
+
+template <int T, int C>
 Cand nowait(int mask) {
   return {"nowait T" + std::to_string(T) + " c" + std::to_string(C),
           [](const float* x, float* y, int r, int c) { return launch_nowait<T, C>(x, y, r, c); }, false, mask};
@@ -615,6 +690,8 @@ std::vector<Cand> candidates() {
   return {
       split("split T512 c16", launch_block_rows<512, 4, 16>, 3),
       split("split T256 c8", launch_block_rows<256, 4, 8>, 3),
+      split_ar<512, 16>(3),
+      split_ar<256, 8>(3),
       nowait<512, 16>(3),
       nowait<256, 8>(3),
       // one block per row of 65536: no exchange at all
