@@ -682,13 +682,17 @@ Cand nowait(int mask) {
           [](const float* x, float* y, int r, int c) { return launch_nowait<T, C>(x, y, r, c); }, false, mask};
 }
 
-Cand split(const char* name, Launcher fn, int mask) {
-  return {name, [fn](const float* x, float* y, int r, int c) { fn(x, y, r, c); return true; }, true, mask};
+Cand split(const char* name, Launcher fn, int mask, bool pipe = false) {
+  // A launch the GPU refuses (a cluster it cannot place) is reported n/a, and its error cleared.
+  return {name, [fn](const float* x, float* y, int r, int c) { fn(x, y, r, c); return cudaGetLastError() == cudaSuccess; },
+          true, mask, pipe};
 }
 
 std::vector<Cand> candidates() {
   return {
       split("split T512 c16", launch_block_rows<512, 4, 16>, 3),
+      split("reference smem_rows K1 T512 c16", ::launch_smem_rows<512, 16, 1>, 1),
+      split("reference cluster_rows K2 T512 c16", ::launch_cluster_rows<512, 16, 2>, 1),
       split("split T256 c8", launch_block_rows<256, 4, 8>, 3),
       split_ar<512, 16>(3),
       split_ar<256, 8>(3),
@@ -743,6 +747,7 @@ std::vector<Cand> candidates() {
 #endif
       smem_rows<512, 16, 16, 1>(1),
       smem_rows<1024, 8, 8, 1>(1),
+      split("reference smem_rows K16 T512 c16", ::launch_smem_rows<512, 16, 16>, 2, true),
       pipelined<256, 8>(2, 3),
       pipelined<512, 4>(2, 3),
       pipelined<256, 4>(4, 3),

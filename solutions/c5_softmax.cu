@@ -387,6 +387,100 @@ __global__ void __launch_bounds__(THREADS) ROW_CLUSTER(K)
 }
 // endregion: cluster-rows
 
+// region: smem-rows
+// 65536 floats a block, half in registers (load_part) and half in dynamic shared memory, which
+// cp.async fills without passing through registers: a whole row of 65536 floats in one block, with no
+// exchange at all (K = 1), or a row of up to K × 65536 floats on a cluster of K blocks (K = 16: a row
+// of 1048576 floats, 4 MB, on 16 SMs). One block a SM: 102 registers × 512 threads and 128 KB of
+// shared memory. Without clusters (compute_80, the simulator) the K blocks take tickets and exchange
+// through row_total.
+__device__ __forceinline__ void copy16_async(float4* smem, const float* gmem) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a), "l"(gmem) : "memory");
+}
+
+template <int THREADS, int CHUNKS, int K>
+__global__ void __launch_bounds__(THREADS) ROW_CLUSTER(K)
+    smem_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, unsigned call) {
+  constexpr int REG = THREADS * 4 * CHUNKS;  // floats in registers; as many in shared memory
+  constexpr int SEGMENT = 2 * REG;
+  extern __shared__ float4 held[];           // CHUNKS * THREADS float4
+  __shared__ MaxSum slots[THREADS / 32];
+  const int t = threadIdx.x;
+#if __CUDA_ARCH__ >= 900
+  const unsigned item = blockIdx.x;
+#else
+  __shared__ unsigned ticket;
+  if (K > 1 && t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const unsigned item = K > 1 ? ticket : blockIdx.x;
+#endif
+  const int64_t row = item / K;
+  const int seg = static_cast<int>(item % K);
+  const float* xr = x + row * cols;
+  const int first = seg * SEGMENT;
+#pragma unroll
+  for (int k = 0; k < CHUNKS; ++k) {  // the shared half: issued first, lands while the rest loads
+    const int c = first + REG + (k * THREADS + t) * 4;
+    if (c < cols) {
+      copy16_async(&held[k * THREADS + t], xr + c);
+    } else {
+      held[k * THREADS + t] = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    }
+  }
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  float v[CHUNKS * 4];
+  load_part<THREADS, 4, CHUNKS>(v, xr, first, t, cols);
+  const MaxSum own = own_part(v);
+  asm volatile("cp.async.wait_all;" ::: "memory");  // only this thread reads its chunks: no barrier
+  float ms = -FLT_MAX, ds = 0.0f;
+#pragma unroll
+  for (int k = 0; k < CHUNKS; ++k) {
+    const float4 q = held[k * THREADS + t];
+    ms = fmaxf(fmaxf(fmaxf(ms, q.x), fmaxf(q.y, q.z)), q.w);
+  }
+#pragma unroll
+  for (int k = 0; k < CHUNKS; ++k) {  // e^(x - ms) back in place, used again for y
+    float4 q = held[k * THREADS + t];
+    q.x = __expf(q.x - ms), q.y = __expf(q.y - ms), q.z = __expf(q.z - ms), q.w = __expf(q.w - ms);
+    ds += (q.x + q.y) + (q.z + q.w);
+    held[k * THREADS + t] = q;
+  }
+  const MaxSum own_held = {ms, ds};
+  const MaxSum block = block_combine<THREADS>(combine(own, own_held), slots);
+  MaxSum row_sum = block;
+  if constexpr (K > 1) {
+#if __CUDA_ARCH__ >= 900
+    __shared__ MaxSum part, total;
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    if (t == 0) part = block;
+    cluster.sync();
+    if (t < 32) {
+      MaxSum s = t < K ? *cluster.map_shared_rank(&part, t) : empty_part();
+      s = warp_combine(s);
+      if (t == 0) total = s;
+    }
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+    __syncthreads();
+    row_sum = total;
+#else
+    row_sum = row_total(block, row * K, seg, K, call);
+#endif
+  }
+  store_part<THREADS, 4, CHUNKS>(y + row * cols, v, own.m, row_sum, first, t, cols);
+  const float scale = __expf(own_held.m - row_sum.m) / row_sum.d;
+#pragma unroll
+  for (int k = 0; k < CHUNKS; ++k) {
+    const int c = first + REG + (k * THREADS + t) * 4;
+    const float4 q = held[k * THREADS + t];
+    if (c < cols) *reinterpret_cast<float4*>(y + row * cols + c) = make_float4(q.x * scale, q.y * scale, q.z * scale, q.w * scale);
+  }
+#if __CUDA_ARCH__ >= 900
+  if constexpr (K > 1) asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+// endregion: smem-rows
+
 // ---- the upper bound ----
 
 // region: copy-bound
@@ -494,6 +588,25 @@ void launch_cluster_rows(const float* x, float* y, int rows, int cols) {
   }
 }
 // endregion: cluster-launch
+
+// region: smem-launch
+template <int THREADS, int CHUNKS, int K>
+void launch_smem_rows(const float* x, float* y, int rows, int cols) {
+  constexpr int SMEM = CHUNKS * THREADS * 16;
+  const auto kernel = smem_rows_kernel<THREADS, CHUNKS, K>;
+  static const bool ready = [&] {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+    if (K > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    return true;
+  }();
+  (void)ready;
+  constexpr int rows_per_launch = MAX_SEGMENTS / K;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    kernel<<<n * K, THREADS, SMEM>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, ++g_calls);
+  }
+}
+// endregion: smem-launch
 
 using Launcher = void (*)(const float*, float*, int, int);
 
