@@ -630,7 +630,7 @@ constexpr Plan kVec4Plans[] = {
     {8192, launch_block_rows<256, 4, 8>},
     {16384, launch_block_rows<512, 4, 8>},
     {32768, launch_block_rows<1024, 4, 4>},     // 16384-float segments, two blocks per row
-    {65536, launch_cluster_rows<512, 16, 2>},   // measured: two blocks of 32768 floats, one cluster a row
+    {65536, launch_smem_rows<512, 16, 1>},      // measured: the whole row in one block, registers + shared memory
     {1 << 30, launch_block_rows<512, 4, 16>},   // swept: 32768-float segments, several blocks per row
 };
 // Rows not on 16-byte boundaries but x and y at the same offset: float4 in the middle of each row.
