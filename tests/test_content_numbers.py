@@ -380,3 +380,22 @@ def test_c5_long_rows_equal_the_2026_12_02_record():
     errors = compare(pairs)
     assert not errors, "\n".join(errors)
     assert len(mine) == len(C5_LONG_ROWS) + 1, "a row of the chapter's long-row table is not held to the record"
+
+
+C5_FINAL_ROWS = {"拷贝 kernel，GB/s": "copy kernel, GB/s", "`torch.softmax`，占拷贝 kernel 的 %": "`torch.softmax`, % copy",
+                 "`softmax_fast`，那次运行的配置": "`softmax_fast` as run (39ea27a)",
+                 "`softmax_fast`，现在的配置": "`softmax_fast` now"}
+
+
+def test_c5_final_run_equals_the_2026_12_02_record():
+    mine = mdtables.find(chapter("c5.md"), ["4096×8192", "8192×4097"],
+                         first="`softmax_fast`，2026-12-02 最后一次运行（占拷贝 kernel 的 % / 是 torch.softmax 的几倍）")
+    bench = mdtables.find(tables(C5_LONG), ["4096×8192", "8192×4097"], first="final run")
+    assert mine and bench, "the C5 final-run table (chapter §12) or the record's table is missing"
+    assert mine[0][1:] == bench[0][1:], "the shapes differ"
+    pairs = [(f"{key} / {shape}", mdtables.numbers(got), mdtables.numbers(want))
+             for key, bkey in C5_FINAL_ROWS.items()
+             for shape, got, want in zip(mine[0][1:], exact_row(mine, key)[1:], exact_row(bench, bkey)[1:])]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+    assert len(mine) == len(C5_FINAL_ROWS) + 1, "a row of the chapter's final-run table is not held to the record"
