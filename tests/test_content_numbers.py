@@ -318,7 +318,7 @@ C5_ROWS = {  # chapter row (exact first cell) -> the record's row (exact first c
     "`softmax_naive`": "`softmax_naive`", "`softmax_online`": "`softmax_online`",
     "`softmax_by_width`": "`softmax_by_width`", "`softmax_registers`": "`softmax_registers`",
     "`softmax_split`": "`softmax_split`", "`softmax_fast`，那次运行的配置": "`softmax_fast` as run (4b9e7a7)",
-    "`softmax_fast`，现在的配置": "`softmax_fast` retuned (see below)"}
+    "`softmax_fast`，12-01 调整后的配置": "`softmax_fast` retuned (see below)"}
 C5_NCU = {"`online_kernel`（4096×8192）": "`online_kernel` 4096×8192 (2 reads)",
           "`online_kernel`（64×1048576）": "`online_kernel` 64×1048576",
           "`online_kernel`（1024×65536）": "`online_kernel` 1024×65536",
