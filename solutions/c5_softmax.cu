@@ -393,7 +393,8 @@ __global__ void __launch_bounds__(THREADS) ROW_CLUSTER(K)
 // exchange at all (K = 1), or a row of up to K × 65536 floats on a cluster of K blocks (K = 16: a row
 // of 1048576 floats, 4 MB, on 16 SMs). One block a SM: 102 registers × 512 threads and 128 KB of
 // shared memory. Without clusters (compute_80, the simulator) the K blocks take tickets and exchange
-// through row_total.
+// through row_total. softmax_fast uses K = 1 only: on the H200 at most 7 such 16-block clusters run at
+// once, and K = 16 measured 66.7% of the copy kernel at 64×1048576, below the split kernel's 68.5%.
 __device__ __forceinline__ void copy16_async(float4* smem, const float* gmem) {
   const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a), "l"(gmem) : "memory");
