@@ -8,6 +8,7 @@
 // is safe for calls on several streams at once; the contract has one.
 #include <cfloat>
 #include <cstdint>
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 namespace {
@@ -329,6 +330,158 @@ __global__ void __launch_bounds__(THREADS)
 }
 // endregion: shifted-rows
 
+// ---- 7. a row across a thread-block cluster (sm_90) ----
+
+// region: cluster-rows
+// block_rows_kernel's split, with the K blocks of a row launched as one thread-block cluster: the
+// hardware runs them at the same time on neighbouring SMs, and they exchange their parts through each
+// other's shared memory and the cluster barrier instead of global flags, so no block waits on a flag
+// that travels through a saturated L2. The simulator runs compute_80 PTX, which has no clusters:
+// there the same kernel takes tickets and exchanges through row_total, as block_rows_kernel does.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define ROW_CLUSTER(k) __cluster_dims__(k, 1, 1)
+#else
+#define ROW_CLUSTER(k)
+#endif
+
+template <int THREADS, int CHUNKS, int K>
+__global__ void __launch_bounds__(THREADS) ROW_CLUSTER(K)
+    cluster_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, unsigned call) {
+  constexpr int SEGMENT = THREADS * 4 * CHUNKS;
+  __shared__ MaxSum slots[THREADS / 32];
+#if __CUDA_ARCH__ >= 900
+  __shared__ MaxSum part, total;
+  cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const unsigned item = blockIdx.x;  // the cluster's blocks are consecutive: block_rank() == item % K
+#else
+  __shared__ unsigned ticket;
+  if (threadIdx.x == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const unsigned item = ticket;
+#endif
+  const int64_t row = item / K;
+  const int seg = static_cast<int>(item % K);
+  float v[CHUNKS * 4];
+  load_part<THREADS, 4, CHUNKS>(v, x + row * cols, seg * SEGMENT, threadIdx.x, cols);
+  const MaxSum own = own_part(v);
+  const MaxSum block = block_combine<THREADS>(own, slots);
+#if __CUDA_ARCH__ >= 900
+  if (threadIdx.x == 0) part = block;
+  cluster.sync();  // every block's part is in its shared memory
+  if (threadIdx.x < 32) {
+    MaxSum s = threadIdx.x < K ? *cluster.map_shared_rank(&part, threadIdx.x) : empty_part();
+    s = warp_combine(s);
+    if (threadIdx.x == 0) total = s;
+  }
+  // The others may still be reading this block's part: arrive now, wait just before leaving.
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+  __syncthreads();
+  const MaxSum row_sum = total;
+#else
+  const MaxSum row_sum = row_total(block, row * K, seg, K, call);
+#endif
+  store_part<THREADS, 4, CHUNKS>(y + row * cols, v, own.m, row_sum, seg * SEGMENT, threadIdx.x, cols);
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+// endregion: cluster-rows
+
+// region: smem-rows
+// 65536 floats a block, half in registers (load_part) and half in dynamic shared memory, which
+// cp.async fills without passing through registers: a whole row of 65536 floats in one block, with no
+// exchange at all (K = 1), or a row of up to K × 65536 floats on a cluster of K blocks (K = 16: a row
+// of 1048576 floats, 4 MB, on 16 SMs). One block a SM: 102 registers × 512 threads and 128 KB of
+// shared memory. Without clusters (compute_80, the simulator) the K blocks take tickets and exchange
+// through row_total. softmax_fast uses K = 1 only: on the H200 at most 7 such 16-block clusters run at
+// once, and K = 16 measured 66.7% of the copy kernel at 64×1048576, below the split kernel's 68.5%.
+__device__ __forceinline__ void copy16_async(float4* smem, const float* gmem) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a), "l"(gmem) : "memory");
+}
+
+template <int THREADS, int CHUNKS, int K>
+__global__ void __launch_bounds__(THREADS) ROW_CLUSTER(K)
+    smem_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, unsigned call) {
+  constexpr int REG = THREADS * 4 * CHUNKS;  // floats in registers; as many in shared memory
+  constexpr int SEGMENT = 2 * REG;
+  extern __shared__ float4 held[];           // CHUNKS * THREADS float4
+  __shared__ MaxSum slots[THREADS / 32];
+  const int t = threadIdx.x;
+#if __CUDA_ARCH__ >= 900
+  const unsigned item = blockIdx.x;
+#else
+  __shared__ unsigned ticket;
+  if (K > 1 && t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const unsigned item = K > 1 ? ticket : blockIdx.x;
+#endif
+  const int64_t row = item / K;
+  const int seg = static_cast<int>(item % K);
+  const float* xr = x + row * cols;
+  const int first = seg * SEGMENT;
+#pragma unroll
+  for (int k = 0; k < CHUNKS; ++k) {  // the shared half: issued first, lands while the rest loads
+    const int c = first + REG + (k * THREADS + t) * 4;
+    if (c < cols) {
+      copy16_async(&held[k * THREADS + t], xr + c);
+    } else {
+      held[k * THREADS + t] = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    }
+  }
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  float v[CHUNKS * 4];
+  load_part<THREADS, 4, CHUNKS>(v, xr, first, t, cols);
+  const MaxSum own = own_part(v);
+  asm volatile("cp.async.wait_all;" ::: "memory");  // only this thread reads its chunks: no barrier
+  float ms = -FLT_MAX, ds = 0.0f;
+#pragma unroll
+  for (int k = 0; k < CHUNKS; ++k) {
+    const float4 q = held[k * THREADS + t];
+    ms = fmaxf(fmaxf(fmaxf(ms, q.x), fmaxf(q.y, q.z)), q.w);
+  }
+#pragma unroll
+  for (int k = 0; k < CHUNKS; ++k) {  // e^(x - ms) back in place, used again for y
+    float4 q = held[k * THREADS + t];
+    q.x = __expf(q.x - ms), q.y = __expf(q.y - ms), q.z = __expf(q.z - ms), q.w = __expf(q.w - ms);
+    ds += (q.x + q.y) + (q.z + q.w);
+    held[k * THREADS + t] = q;
+  }
+  const MaxSum own_held = {ms, ds};
+  const MaxSum block = block_combine<THREADS>(combine(own, own_held), slots);
+  MaxSum row_sum = block;
+  if constexpr (K > 1) {
+#if __CUDA_ARCH__ >= 900
+    __shared__ MaxSum part, total;
+    cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+    if (t == 0) part = block;
+    cluster.sync();
+    if (t < 32) {
+      MaxSum s = t < K ? *cluster.map_shared_rank(&part, t) : empty_part();
+      s = warp_combine(s);
+      if (t == 0) total = s;
+    }
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+    __syncthreads();
+    row_sum = total;
+#else
+    row_sum = row_total(block, row * K, seg, K, call);
+#endif
+  }
+  store_part<THREADS, 4, CHUNKS>(y + row * cols, v, own.m, row_sum, first, t, cols);
+  const float scale = __expf(own_held.m - row_sum.m) / row_sum.d;
+#pragma unroll
+  for (int k = 0; k < CHUNKS; ++k) {
+    const int c = first + REG + (k * THREADS + t) * 4;
+    const float4 q = held[k * THREADS + t];
+    if (c < cols) *reinterpret_cast<float4*>(y + row * cols + c) = make_float4(q.x * scale, q.y * scale, q.z * scale, q.w * scale);
+  }
+#if __CUDA_ARCH__ >= 900
+  if constexpr (K > 1) asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+// endregion: smem-rows
+
 // ---- the upper bound ----
 
 // region: copy-bound
@@ -423,6 +576,39 @@ void launch_shifted_rows(const float* x, float* y, int rows, int cols) {
   shifted_rows_kernel<THREADS, CHUNKS><<<rows, THREADS>>>(x, y, cols);
 }
 
+// region: cluster-launch
+// K blocks a row, rows × K blocks; the batches only matter where the exchange goes through the
+// scratch slots (the simulator).
+template <int THREADS, int CHUNKS, int K>
+void launch_cluster_rows(const float* x, float* y, int rows, int cols) {
+  constexpr int rows_per_launch = MAX_SEGMENTS / K;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    cluster_rows_kernel<THREADS, CHUNKS, K><<<n * K, THREADS>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols,
+                                                                ++g_calls);
+  }
+}
+// endregion: cluster-launch
+
+// region: smem-launch
+template <int THREADS, int CHUNKS, int K>
+void launch_smem_rows(const float* x, float* y, int rows, int cols) {
+  constexpr int SMEM = CHUNKS * THREADS * 16;
+  const auto kernel = smem_rows_kernel<THREADS, CHUNKS, K>;
+  static const bool ready = [&] {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+    if (K > 8) cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    return true;
+  }();
+  (void)ready;
+  constexpr int rows_per_launch = MAX_SEGMENTS / K;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    kernel<<<n * K, THREADS, SMEM>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, ++g_calls);
+  }
+}
+// endregion: smem-launch
+
 using Launcher = void (*)(const float*, float*, int, int);
 
 // region: dispatch
@@ -445,6 +631,7 @@ constexpr Plan kVec4Plans[] = {
     {8192, launch_block_rows<256, 4, 8>},
     {16384, launch_block_rows<512, 4, 8>},
     {32768, launch_block_rows<1024, 4, 4>},     // 16384-float segments, two blocks per row
+    {65536, launch_smem_rows<512, 16, 1>},      // measured: the whole row in one block, registers + shared memory
     {1 << 30, launch_block_rows<512, 4, 16>},   // swept: 32768-float segments, several blocks per row
 };
 // Rows not on 16-byte boundaries but x and y at the same offset: float4 in the middle of each row.

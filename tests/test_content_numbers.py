@@ -318,7 +318,7 @@ C5_ROWS = {  # chapter row (exact first cell) -> the record's row (exact first c
     "`softmax_naive`": "`softmax_naive`", "`softmax_online`": "`softmax_online`",
     "`softmax_by_width`": "`softmax_by_width`", "`softmax_registers`": "`softmax_registers`",
     "`softmax_split`": "`softmax_split`", "`softmax_fast`，那次运行的配置": "`softmax_fast` as run (4b9e7a7)",
-    "`softmax_fast`，现在的配置": "`softmax_fast` retuned (see below)"}
+    "`softmax_fast`，12-01 调整后的配置": "`softmax_fast` retuned (see below)"}
 C5_NCU = {"`online_kernel`（4096×8192）": "`online_kernel` 4096×8192 (2 reads)",
           "`online_kernel`（64×1048576）": "`online_kernel` 64×1048576",
           "`online_kernel`（1024×65536）": "`online_kernel` 1024×65536",
@@ -352,3 +352,50 @@ def test_c5_ncu_table_equals_the_projects_run():
               mdtables.numbers(" ".join(exact_row(bench, bkey)[1:4]))) for key, bkey in C5_NCU.items()]
     errors = compare(pairs)
     assert not errors, "\n".join(errors)
+
+
+# ---- C5, 2026-12-02: the long-row table equals the record of that day's H200 runs ----------------
+
+C5_LONG = BENCH / "h200-c5-2026-12-02.md"
+C5_LONG_ROWS = {  # chapter row (exact first cell) -> the record's row (exact first cell)
+    "分段、全局标记交换：`block_rows_kernel<512, 4, 16>`（原来的 `softmax_fast`）":
+        "split, global-flag exchange: `block_rows_kernel<512, 4, 16>` (main's `softmax_fast`)",
+    "同样的 block，不交换（`nowait`：结果错误，只计时）":
+        "the same blocks without the exchange (`nowait`: wrong results, timed only)",
+    "一簇一行：`cluster_rows_kernel<512, 16, 2>`": "a cluster a row: `cluster_rows_kernel<512, 16, 2>`",
+    "一簇一行：`cluster_rows_kernel<256, 8, 8>`": "a cluster a row: `cluster_rows_kernel<256, 8, 8>`",
+    "读两遍、第二遍从 L2（扫描里最好的配置）": "two reads, the second from L2 (the best configuration swept)",
+    "每个 block 在寄存器里放两段（扫描里最好的配置）":
+        "two segments held a block (pipelined, the best configuration swept)"}
+
+
+def test_c5_long_rows_equal_the_2026_12_02_record():
+    mine = mdtables.find(chapter("c5.md"), ["1024×65536", "64×1048576"], first="长行的写法（占拷贝 kernel 的 %，2026-12-02 扫描）")
+    bench = mdtables.find(tables(C5_LONG), ["1024×65536", "64×1048576"], first="long-row version")
+    assert mine and bench, "the C5 long-row table (chapter §12) or the record's table is missing"
+    assert mine[0][1:] == bench[0][1:], "the shapes differ"
+    pairs = [(f"{key} / {shape}", mdtables.numbers(got), mdtables.numbers(want))
+             for key, bkey in C5_LONG_ROWS.items()
+             for shape, got, want in zip(mine[0][1:], exact_row(mine, key)[1:], exact_row(bench, bkey)[1:])]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+    assert len(mine) == len(C5_LONG_ROWS) + 1, "a row of the chapter's long-row table is not held to the record"
+
+
+C5_FINAL_ROWS = {"拷贝 kernel，GB/s": "copy kernel, GB/s", "`torch.softmax`，占拷贝 kernel 的 %": "`torch.softmax`, % copy",
+                 "`softmax_fast`，那次运行的配置": "`softmax_fast` as run (39ea27a)",
+                 "`softmax_fast`，现在的配置": "`softmax_fast` now"}
+
+
+def test_c5_final_run_equals_the_2026_12_02_record():
+    mine = mdtables.find(chapter("c5.md"), ["4096×8192", "8192×4097"],
+                         first="`softmax_fast`，2026-12-02 最后一次运行（占拷贝 kernel 的 % / 是 torch.softmax 的几倍）")
+    bench = mdtables.find(tables(C5_LONG), ["4096×8192", "8192×4097"], first="final run")
+    assert mine and bench, "the C5 final-run table (chapter §12) or the record's table is missing"
+    assert mine[0][1:] == bench[0][1:], "the shapes differ"
+    pairs = [(f"{key} / {shape}", mdtables.numbers(got), mdtables.numbers(want))
+             for key, bkey in C5_FINAL_ROWS.items()
+             for shape, got, want in zip(mine[0][1:], exact_row(mine, key)[1:], exact_row(bench, bkey)[1:])]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+    assert len(mine) == len(C5_FINAL_ROWS) + 1, "a row of the chapter's final-run table is not held to the record"
