@@ -357,10 +357,13 @@ def _uncoalesced(problem: Problem, result: Result, check: dict, id: str) -> None
 
 
 def _no_vector_loads(problem: Problem, result: Result, check: dict) -> None:
-    """A total rule on load requests failed: name the entry's scalar load line (4 bytes a lane) if any."""
+    """A total rule on load requests failed: name the entry's scalar load line (4 bytes a lane) if any.
+    Only a line of the learner's file is named: a load inside a header (wmma::load_matrix_sync's
+    mma.hpp) would send the learner to that line number of their own file."""
     scalar = [l for launch in result.counters if launch.get("entry") == check.get("entry")
               for l in launch["lines"] if "global_ld" in l["requests"]
-              and int((l.get("sample") or {}).get("bytes_per_lane", 4) or 4) < 16]
+              and int((l.get("sample") or {}).get("bytes_per_lane", 4) or 4) < 16
+              and (not result.file or _shown(result, l["file"]) == result.file)]
     w = max(scalar, key=lambda l: l["requests"]["global_ld"]) if scalar else None
     at = say("diagnosis.scalar-load-line", line=w["line"], bytes=w["sample"].get("bytes_per_lane", 4)) if w else ""
     result.diagnose("no-vector-loads", file=w["file"] if w else "", line=w["line"] if w else 0, entry=check["entry"],
