@@ -288,8 +288,10 @@ def from_checks(problem: Problem, result: Result) -> None:
                       for l in launch["lines"] if "global_st" in l["requests"]}
             if len(stores) == 1:
                 d["file"], d["line"] = stores.pop()
-    # A check of severity fail speaks for its diagnosis before a note that names the same one.
-    failing = sorted((c for c in result.checks if c["status"] == "fail" and c.get("diagnosis")),
+    # A check of severity fail speaks for its diagnosis before a note that names the same one. A check
+    # that found no launch to measure names nothing: nothing ran, and the output diagnoses say why.
+    failing = sorted((c for c in result.checks if c["status"] == "fail" and c.get("diagnosis") and not (
+                      is_reference(c.get("message")) and c["message"]["key"] == "check.no-launch")),
                      key=lambda c: c.get("severity") == "fail")
     failed = {c["diagnosis"]: c for c in failing}
     before = len(result.diagnoses)
