@@ -153,8 +153,11 @@ def _from_launch_error(problem: Problem, result: Result, e: dict, event: dict | 
                         advice="barrier-in-divergent-branch")
     elif kind == "sync-mask":
         _wrong_shuffle_mask(problem, result, e, file, line, callers, where)
-    else:
+    elif line:
         result.diagnose(kind or "simulator-error", key="diagnosis.simulator-error", file=file, line=line, text=text)
+    else:  # a refused launch has no source line: name the kernel, not "line 0"
+        result.diagnose(kind or "simulator-error", key="diagnosis.simulator-error-kernel",
+                        kernel=_short_kernel((event or {}).get("kernel", "")) or "?", text=text)
 
 
 def race_case(line: int, other: int, barriers: list[int]) -> tuple[str, int]:
