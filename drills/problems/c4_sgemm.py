@@ -18,7 +18,7 @@ from ..result import Result
 # Most specific first. tiles-not-reused and few-fmas-per-shared-load are raised by the tiles-reused
 # and register-blocking checks (their wording is in the .toml too).
 DIAGNOSES = ("output-not-written", "k-tail-not-handled", "a-b-indices-swapped", "c-indices-swapped",
-             "mn-tail-not-handled", "grid-axes-swapped", "tile-index-wrong", "tiles-not-reused",
+             "mn-tail-not-handled", "edge-tiles-unwritten", "grid-axes-swapped", "tile-index-wrong", "tiles-not-reused",
              "few-fmas-per-shared-load")
 STORE_LINE_DIAGNOSES = ()
 
@@ -92,7 +92,15 @@ def _diagnose_entry(result: Result, fn: str, tests: list, explained: bool = Fals
 
     # The two rules below read the exercise's 32×32 tiles (one block per tile of C): for the other
     # variants the facts would not mean the same.
-    if fn != "sgemm_tiled" or not ev or len(ev) != len(failed):
+    if fn != "sgemm_tiled" or not ev:
+        return False
+    # Only the last, partial row and column of tiles are NaN: the grid was rounded down (a shape smaller
+    # than one tile gets no block at all, and its launch is refused: those rows carry no evidence).
+    if all(0 < evidence_int(e, "unwritten") == evidence_int(e, "wrong") == evidence_int(e, "wrong_outside_whole_tiles")
+           for e in ev):
+        result.diagnose("edge-tiles-unwritten", fn=fn, shapes=_shapes(with_ev))
+        return True
+    if len(ev) != len(failed):
         return False
     tiles = lambda d: -(-d // TILE)  # noqa: E731
     # Some whole tiles of C are never written (NaN), the rest are right, and exactly the shapes whose M
