@@ -29,10 +29,10 @@ def lib() -> Lib:
     return Lib(library_for(PROBLEM.slug))
 
 
-def random_matrix(rows: int, cols: int, seed: int) -> np.ndarray:
+def random_matrix(rows: int, cols: int, seed: int, scale: float = 1.0) -> np.ndarray:
     x = np.random.default_rng(seed).uniform(-1, 1, (rows, cols)).astype(np.float32)
     x[x == 0] = 0.5  # a zero input hides unwritten outputs
-    return x
+    return x * np.float32(scale)  # a power of two: exact
 
 
 def bound(a: np.ndarray, b: np.ndarray, want: np.ndarray) -> np.ndarray:
@@ -70,8 +70,8 @@ def run_sgemm(lib: Lib, name: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
             lib.free(p)
 
 
-def check(lib: Lib, name: str, M: int, N: int, K: int, seed: int) -> None:
-    a, b = random_matrix(M, K, seed), random_matrix(K, N, seed + 1)
+def check(lib: Lib, name: str, M: int, N: int, K: int, seed: int, scale_a: float = 1.0, scale_b: float = 1.0) -> None:
+    a, b = random_matrix(M, K, seed, scale_a), random_matrix(K, N, seed + 1, scale_b)
     got = run_sgemm(lib, name, a, b)
     want = a.astype(np.float64) @ b.astype(np.float64)
     allowed = bound(a, b, want)
@@ -91,11 +91,13 @@ def test_public_shapes(lib, name, shape):
 
 @pytest.mark.parametrize("name", CONTRACT)
 @settings(max_examples=6 if ON_SIM else 40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(M=st.integers(1, 70), N=st.integers(1, 70), K=st.integers(1, 90), seed=st.integers(0, 2**31))
-def test_random_shapes(lib, name, M, N, K, seed):
+@given(M=st.integers(1, 70), N=st.integers(1, 70), K=st.integers(1, 90), seed=st.integers(0, 2**31),
+       scale_a=st.sampled_from((2.0 ** -20, 1.0, 2.0 ** 20)), scale_b=st.sampled_from((2.0 ** -10, 1.0, 2.0 ** 10)))
+def test_random_shapes(lib, name, M, N, K, seed, scale_a, scale_b):
+    """The bound scales with the inputs' magnitudes (Σ|a b|): tested from 2^-30 to 2^30 times the unit range."""
     if M == N:
         N += 1  # a square C hides an M/N swap
     if K in (M, N):
         K += 2
-    check(lib, name, M, N, K, seed)
+    check(lib, name, M, N, K, seed, scale_a, scale_b)
 

@@ -158,8 +158,11 @@ def _from_launch_error(problem: Problem, result: Result, e: dict, event: dict | 
                         advice="barrier-in-divergent-branch")
     elif kind == "sync-mask":
         _wrong_shuffle_mask(problem, result, e, file, line, callers, where)
-    else:
+    elif line:
         result.diagnose(kind or "simulator-error", key="diagnosis.simulator-error", file=file, line=line, text=text)
+    else:  # a refused launch has no source line: name the kernel, not "line 0"
+        result.diagnose(kind or "simulator-error", key="diagnosis.simulator-error-kernel",
+                        kernel=_short_kernel((event or {}).get("kernel", "")) or "?", text=text)
 
 
 def race_case(line: int, other: int, barriers: list[int]) -> tuple[str, int]:
@@ -293,8 +296,10 @@ def from_checks(problem: Problem, result: Result) -> None:
                       for l in launch["lines"] if "global_st" in l["requests"]}
             if len(stores) == 1:
                 d["file"], d["line"] = stores.pop()
-    # A check of severity fail speaks for its diagnosis before a note that names the same one.
-    failing = sorted((c for c in result.checks if c["status"] == "fail" and c.get("diagnosis")),
+    # A check of severity fail speaks for its diagnosis before a note that names the same one. A check
+    # that found no launch to measure names nothing: nothing ran, and the output diagnoses say why.
+    failing = sorted((c for c in result.checks if c["status"] == "fail" and c.get("diagnosis") and not (
+                      is_reference(c.get("message")) and c["message"]["key"] == "check.no-launch")),
                      key=lambda c: c.get("severity") == "fail")
     failed = {c["diagnosis"]: c for c in failing}
     before = len(result.diagnoses)
@@ -362,10 +367,13 @@ def _uncoalesced(problem: Problem, result: Result, check: dict, id: str) -> None
 
 
 def _no_vector_loads(problem: Problem, result: Result, check: dict) -> None:
-    """A total rule on load requests failed: name the entry's scalar load line (4 bytes a lane) if any."""
+    """A total rule on load requests failed: name the entry's scalar load line (4 bytes a lane) if any.
+    Only a line of the learner's file is named: a load inside a header (wmma::load_matrix_sync's
+    mma.hpp) would send the learner to that line number of their own file."""
     scalar = [l for launch in result.counters if launch.get("entry") == check.get("entry")
               for l in launch["lines"] if "global_ld" in l["requests"]
-              and int((l.get("sample") or {}).get("bytes_per_lane", 4) or 4) < 16]
+              and int((l.get("sample") or {}).get("bytes_per_lane", 4) or 4) < 16
+              and (not result.file or _shown(result, l["file"]) == result.file)]
     w = max(scalar, key=lambda l: l["requests"]["global_ld"]) if scalar else None
     at = say("diagnosis.scalar-load-line", line=w["line"], bytes=w["sample"].get("bytes_per_lane", 4)) if w else ""
     result.diagnose("no-vector-loads", file=w["file"] if w else "", line=w["line"] if w else 0, entry=check["entry"],

@@ -21,7 +21,7 @@ from ..result import Result
 
 # Most specific first. three-reads is raised by the two-reads check (diagnose_check below).
 DIAGNOSES = ("output-not-written", "cols-tail-not-handled", "empty-part-nan", "no-max-subtraction", "rows-mixed",
-             "online-rescale-missing", "three-reads")
+             "online-rescale-missing", "partial-denominator", "three-reads")
 STORE_LINE_DIAGNOSES = ()
 
 # GoogleTest variant -> the entry point it tests (the contract's two first: their diagnosis leads).
@@ -104,6 +104,16 @@ def _diagnose_entry(fn: str, cases: list) -> tuple[str, dict] | None:
         return "online-rescale-missing", {"fn": fn, "shape": f"{c['rows']}x{c['cols']}",
                                           "lo": round(_float(c["ev"], "scale_lo"), 3),
                                           "hi": round(_float(c["ev"], "scale_hi"), 3)}
+
+    # Every row too LARGE by one factor on small finite inputs, one-row shapes included: the maximum and
+    # the exponentials are right, the denominator is only part of the row's sum (one thread's or one
+    # warp's, taken before the parts were combined).
+    small = [c for c in scaled if c["kind"] in ("uniform", "latemax")
+             and _int(c["ev"], "scaled_rows") == _int(c["ev"], "wrong_rows") and _float(c["ev"], "scale_lo") > 1]
+    if small:
+        c = max(small, key=lambda c: c["cols"])
+        return "partial-denominator", {"fn": fn, "shapes": _shapes(small), "lo": round(_float(c["ev"], "scale_lo"), 2),
+                                       "hi": round(_float(c["ev"], "scale_hi"), 2), "shape": f"{c['rows']}x{c['cols']}"}
     return None
 
 

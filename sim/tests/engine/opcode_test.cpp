@@ -2,6 +2,7 @@
 // and a test that walks the table and fails when a row has no case here.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -88,6 +89,19 @@ const Case kCases[] = {
     {"sqrt", RD("sqrt.rn.f64 %fd9, %fd1;"), D(2.0), 0, 0, D(std::sqrt(2.0))},
     {"rsqrt", RF("rsqrt.approx.f32 %f9, %f1;"), F(4.0f), 0, 0, F(0.5f)},
     {"ex2", RF("ex2.approx.ftz.f32 %f9, %f1;"), F(3.0f), 0, 0, F(8.0f)},
+    // The float forms C4, C5 and G1's kernels compile to (__expf, a / b, __fdividef, 1.0f / d, fmaxf on
+    // softmax's empty part {-FLT_MAX, 0}), each with the case that tells the variants apart.
+    {"ex2", RF("ex2.approx.f32 %f9, %f1;"), F(-130.0f), 0, 0, F(std::ldexp(1.0f, -130))},  // subnormal kept
+    {"ex2", RF("ex2.approx.ftz.f32 %f9, %f1;"), F(-130.0f), 0, 0, F(0.0f)},                // flushed
+    {"div", RF("div.rn.f32 %f9, %f1, %f2;"), F(1.0f), F(3.0f), 0, F(1.0f / 3.0f)},
+    {"div", RF("div.full.f32 %f9, %f1, %f2;"), F(6.0f), F(4.0f), 0, F(1.5f)},
+    {"div", RF("div.approx.f32 %f9, %f1, %f2;"), F(1.0f), F(4.0f), 0, F(0.25f)},
+    {"mul", RF("mul.rn.f32 %f9, %f1, %f2;"), F(1.1f), F(1.1f), 0, F(1.1f * 1.1f)},
+    {"rcp", RF("rcp.rn.f32 %f9, %f1;"), F(0.0f), 0, 0, F(INFINITY)},  // an all -inf row's 1 / d
+    {"max", RF("max.f32 %f9, %f1, %f2;"), F(-INFINITY), F(-FLT_MAX), 0, F(-FLT_MAX)},
+    {"selp", RF("setp.ne.s32 %p1, %r3, 0; selp.f32 %f9, %f1, %f2, %p1;"), F(1.5f), F(2.5f), 0, F(2.5f)},
+    {"setp", RP("setp.eq.f32 %p9, %f1, %f2;"), F(NAN), F(NAN), 0, 0},
+    {"neg", "neg.s64 %rd10, %rd1;", 5, 0, 0, uint64_t(-5)},
     {"lg2", RF("lg2.approx.f32 %f9, %f1;"), F(8.0f), 0, 0, F(3.0f)},
     {"sin", RF("sin.approx.f32 %f9, %f1;"), F(0.0f), 0, 0, F(0.0f)},
     {"cos", RF("cos.approx.f32 %f9, %f1;"), F(0.0f), 0, 0, F(1.0f)},

@@ -66,3 +66,14 @@ def test_kernel_with_unsupported_ptx_fails_its_launch_and_names_the_line(tmp_pat
     assert failed["errors"][0]["kind"] == "unsupported" and "pmevent" in failed["errors"][0]["message"]
     assert plain["errors"] == []
     assert any(e["event"] == "unsupported" and "pmevent" in e["what"] for e in result["events"])
+
+
+def test_what_learners_write_besides_the_references_runs(tmp_path):
+    """Nothing a C4, C5 or G1 learner is likely to reach for is `unsupported`, and each gives the
+    value the host computes (sim_run_learner_forms.cu checks them and prints PROBE OK)."""
+    if STUB:
+        return
+    proc, result = sim_run(tmp_path, sample=HERE / "sim_run_learner_forms.cu")
+    assert proc.returncode == 0 and "PROBE OK" in proc.stdout, proc.stdout + proc.stderr
+    assert not any(e.get("event") == "unsupported" for e in result.get("events", []))
+    assert result["launches"] and all(launch["errors"] == [] for launch in result["launches"])
