@@ -59,8 +59,12 @@ step info 20 "$B/softperf_bench" info >> "$R/env.txt" 2>&1
 # softmax_fast first, then the candidates, then the pipelined ones, each group in its own process: a
 # candidate that hangs cannot take the other groups' numbers with it.
 step time-fast 40 "$B/softperf_bench" time 30 fast > "$R/time.csv" 2> "$R/time-fast.err"
+# LIGHT=1: softmax_fast at the 7 shapes against the copy kernel and torch only (a re-timing of the
+# committed dispatch), no candidates, no ncu.
+if [ "${LIGHT:-0}" != 1 ]; then
 step time-cand 50 "$B/softperf_bench" time 30 cand >> "$R/time.csv" 2> "$R/time-cand.err"
 step time-pipe 30 "$B/softperf_bench" time 30 pipe >> "$R/time.csv" 2> "$R/time-pipe.err"
+fi
 step check 45 "$B/softperf_bench" check > "$R/check.csv" 2> "$R/check.err"
 
 cat > "$B/torch_softmax.py" <<'EOF'
@@ -119,7 +123,7 @@ run_ncu() {
       "$B/softperf_bench" one "${pair%%|*}" "${pair##*|}" 2>&1 | grep -v '^==PROF=='
   done
 }
-step ncu 60 bash -c "B='$B' METRICS='$METRICS'; $(declare -f run_ncu); run_ncu" > "$R/ncu.csv" 2>&1
+[ "${LIGHT:-0}" != 1 ] && step ncu 60 bash -c "B='$B' METRICS='$METRICS'; $(declare -f run_ncu); run_ncu" > "$R/ncu.csv" 2>&1
 
 cat "$R/summary.txt"
 echo "total seconds=$(( $(date +%s) - T0 ))" | tee -a "$STEPS" >&3
