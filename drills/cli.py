@@ -8,7 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import ROOT, manifest, messages
+from . import ROOT, cache_bytecode, manifest, messages
 from .pipeline import render
 from .manifest import ManifestError
 from .result import error
@@ -242,6 +242,7 @@ def _hoist_lang(argv: list[str]) -> tuple[list[str], list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    cache_bytecode()  # for the processes the subcommand starts (practice/judge.py did it for this one)
     argv, lang = _hoist_lang(list(sys.argv[1:] if argv is None else argv))
     # `judge.py N [options]` is `judge.py test N [options]`.
     first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
