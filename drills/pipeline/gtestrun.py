@@ -147,6 +147,7 @@ def _case_seconds(doc: dict) -> dict:
 def run(binary: Path, env: dict, limits: Limits, evidence_keys=(), gtest_filter: str = "", shards: int = 1) -> execute.Run:
     """One Run for the whole test program, whatever the number of shards."""
     shards = max(1, shards)
+    env = _sim_threads(env, shards)
     with tempfile.TemporaryDirectory(prefix="drills-gtest-") as tmp:
         results: list = [None] * shards
         def go(i):
@@ -167,21 +168,40 @@ def merge(runs: list) -> execute.Run:
     out = execute.Run(exit_code=worst.exit_code, timed_out=any(r.timed_out for r in runs), crashed=worst.crashed,
                       output=execute._cap("\n".join(r.output for r in runs)),
                       sim_events=[e for r in runs for e in r.sim_events])
-    out.tests = sorted((t for r in runs for t in r.tests), key=lambda t: t["name"])
+    out.tests = _in_program_order([r.tests for r in runs])
     out.running, out.stopped, out.stopped_after = worst.running, worst.stopped, worst.stopped_after
     out.seconds = max(r.seconds for r in runs)
     out.case_seconds = {k: v for r in runs for k, v in getattr(r, "case_seconds", {}).items()}
     return out
 
 
+def _in_program_order(shards: list[list]) -> list:
+    """The cases of all shards in the order one process runs them: GoogleTest gives shard i the
+    cases whose index in that order is i modulo the number of shards, so one case from each shard
+    in turn restores it (the report reads the same however many shards ran)."""
+    out = []
+    for k in range(max((len(rows) for rows in shards), default=0)):
+        out.extend(rows[k] for rows in shards if k < len(rows))
+    return out
+
+
 def default_shards(backend: str) -> int:
     """Side-by-side processes for one test program. On a GPU the cases' host work (random inputs,
-    the host reference, the comparison) dominates and the cores are idle; the simulator already
-    runs a launch's blocks on every core."""
+    the host reference, the comparison) dominates and the cores are idle. On the simulator that
+    host work is about a fifth of a case (C3) and runs on one core, leaving the others idle, while
+    the launch's blocks run on all of them: one shard per core, each simulating on its own share
+    of the cores (run()), keeps every core busy for the same CPU time."""
     if os.environ.get("DRILLS_TEST_SHARDS"):
         return max(1, int(os.environ["DRILLS_TEST_SHARDS"]))
     cores = os.cpu_count() or 1
-    return max(1, min(4, cores // 4)) if backend == "gpu" else 1
+    return max(1, min(4, cores // 4)) if backend == "gpu" else max(1, min(4, cores))
+
+
+def _sim_threads(env: dict, shards: int) -> dict:
+    """The simulator's threads per shard: the cores shared out, unless the caller chose."""
+    if shards <= 1 or env.get("DRILLS_SIM_THREADS"):
+        return env
+    return dict(env, DRILLS_SIM_THREADS=str(max(1, (os.cpu_count() or 1) // shards)))
 
 
 def _timing_path(problem, reference) -> Path:
