@@ -193,15 +193,23 @@ def default_shards(backend: str) -> int:
     of the cores (run()), keeps every core busy for the same CPU time."""
     if os.environ.get("DRILLS_TEST_SHARDS"):
         return max(1, int(os.environ["DRILLS_TEST_SHARDS"]))
-    cores = os.cpu_count() or 1
-    return max(1, min(4, cores // 4)) if backend == "gpu" else max(1, min(4, cores))
+    n = cores()
+    return max(1, min(4, n // 4)) if backend == "gpu" else max(1, min(4, n))
+
+
+def cores() -> int:
+    """The cores this process may run on (a container's or taskset's share), as the simulator counts them."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _sim_threads(env: dict, shards: int) -> dict:
     """The simulator's threads per shard: the cores shared out, unless the caller chose."""
     if shards <= 1 or env.get("DRILLS_SIM_THREADS"):
         return env
-    return dict(env, DRILLS_SIM_THREADS=str(max(1, (os.cpu_count() or 1) // shards)))
+    return dict(env, DRILLS_SIM_THREADS=str(max(1, cores() // shards)))
 
 
 def _timing_path(problem, reference) -> Path:
