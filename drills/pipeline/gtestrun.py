@@ -6,9 +6,10 @@ watchdog, a GPU has none. Here each shard's output is read while it runs; Google
 that runs longer than its limit (ten times the slowest case of the reference in the same test
 program, never under 10 s) or a run longer than its limit stops the shard's whole process group,
 and the Run says which case was running (`running`), so the judge can name the kernel and replay
-that case on the simulator. GoogleTest's own sharding (GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX)
-splits the cases; the results come back through the same JSON file and parser as
-execute.run_gtest, one file per shard, merged.
+that case on the simulator. Each shard runs consecutive cases of the program's own order
+(--gtest_filter, _split), so the merged cases and simulator records read as one process's; the
+results come back through the same JSON file and parser as execute.run_gtest, one file per
+shard, merged.
 """
 
 from __future__ import annotations
@@ -147,17 +148,43 @@ def _case_seconds(doc: dict) -> dict:
 def run(binary: Path, env: dict, limits: Limits, evidence_keys=(), gtest_filter: str = "", shards: int = 1) -> execute.Run:
     """One Run for the whole test program, whatever the number of shards."""
     shards = max(1, shards)
+    parts = _split(binary, env, shards) if shards > 1 and not gtest_filter else None
+    shards = len(parts) if parts else 1
     env = _sim_threads(env, shards)
     with tempfile.TemporaryDirectory(prefix="drills-gtest-") as tmp:
         results: list = [None] * shards
         def go(i):
-            results[i] = _one(binary, env, limits, evidence_keys, gtest_filter, (i, shards), Path(tmp))
+            results[i] = _one(binary, env, limits, evidence_keys, parts[i] if parts else gtest_filter, (i, 1), Path(tmp))
         threads = [threading.Thread(target=go, args=(i,)) for i in range(shards)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
     return merge(results)
+
+
+def _split(binary: Path, env: dict, shards: int) -> list[str] | None:
+    """`shards` GoogleTest filters, each a run of consecutive cases of the program's own order, so
+    that the shards' cases and simulator records, put end to end, read as one process would have
+    written them (the first race found is the same race). None when the program cannot list its
+    cases: it then runs whole, and shows why."""
+    try:
+        p = subprocess.run([str(binary), "--gtest_list_tests"], cwd=ROOT, env=env, capture_output=True, text=True,
+                           errors="replace", timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if p.returncode != 0:
+        return None
+    names, suite = [], ""
+    for line in p.stdout.splitlines():
+        if line.startswith("  ") and suite:
+            names.append(suite + line.split("#")[0].strip())
+        elif line.endswith(".") and not line.startswith(" "):
+            suite = line
+    if len(names) < 2:
+        return None
+    size = -(-len(names) // min(shards, len(names)))
+    return [":".join(names[i:i + size]) for i in range(0, len(names), size)]
 
 
 def merge(runs: list) -> execute.Run:
@@ -168,20 +195,10 @@ def merge(runs: list) -> execute.Run:
     out = execute.Run(exit_code=worst.exit_code, timed_out=any(r.timed_out for r in runs), crashed=worst.crashed,
                       output=execute._cap("\n".join(r.output for r in runs)),
                       sim_events=[e for r in runs for e in r.sim_events])
-    out.tests = _in_program_order([r.tests for r in runs])
+    out.tests = [t for r in runs for t in r.tests]  # consecutive parts of the program's order (_split)
     out.running, out.stopped, out.stopped_after = worst.running, worst.stopped, worst.stopped_after
     out.seconds = max(r.seconds for r in runs)
     out.case_seconds = {k: v for r in runs for k, v in getattr(r, "case_seconds", {}).items()}
-    return out
-
-
-def _in_program_order(shards: list[list]) -> list:
-    """The cases of all shards in the order one process runs them: GoogleTest gives shard i the
-    cases whose index in that order is i modulo the number of shards, so one case from each shard
-    in turn restores it (the report reads the same however many shards ran)."""
-    out = []
-    for k in range(max((len(rows) for rows in shards), default=0)):
-        out.extend(rows[k] for rows in shards if k < len(rows))
     return out
 
 
