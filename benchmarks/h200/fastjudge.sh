@@ -13,7 +13,7 @@
 #   3. the same with DRILLS_TEST_SHARDS=1 (one test process, as before the shards);
 #   4. two first judges of never-judged paths (copies of the reference) on 2 cores;
 #   5. while time is left (FASTJUDGE_DEADLINE, 160 s): the same warm judge of 71 and 77.
-# Backend sim throughout: no GPU is used. About 2.5 minutes on 16 cores.
+# Backend sim throughout: no GPU is used. At most about 3 minutes in all (FASTJUDGE_LIMIT, 175 s).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -37,12 +37,13 @@ fi
 export PYTHONUNBUFFERED=1
 
 step "1. shared simulator build of 78 (every core)"
-DRILLS_BUILD_JOBS=$(nproc) python3 practice/judge.py 78 --solution --backend sim --verbose > "$O/build78.txt" 2>&1
+DRILLS_BUILD_JOBS=$(nproc) timeout -k 5 120 python3 practice/judge.py 78 --solution --backend sim --verbose > "$O/build78.txt" 2>&1
 echo "rc=$?" | tee -a "$O/log.txt"; tail -3 "$O/build78.txt"
 python3 practice/judge.py 78 --solution --backend sim > /dev/null 2>&1  # caches warm (bytecode, prediction)
 
 step "2-5. timings on 2 cores"
-FASTJUDGE_OUT="$O" FASTJUDGE_T0="$T0" timeout -k 5 "${FASTJUDGE_LIMIT:-170}" python3 - <<'PY' 2>&1 | tee -a "$O/log.txt"
+REM=$(( ${FASTJUDGE_LIMIT:-175} - ($(date +%s) - T0) )); [ "$REM" -lt 20 ] && REM=20  # the whole script: about 3 minutes
+FASTJUDGE_OUT="$O" FASTJUDGE_T0="$T0" timeout -k 5 "$REM" python3 - <<'PY' 2>&1 | tee -a "$O/log.txt"
 import csv, os, re, resource, shutil, statistics, subprocess, sys, time
 from pathlib import Path
 out = Path(os.environ["FASTJUDGE_OUT"]); t0 = float(os.environ["FASTJUDGE_T0"])
