@@ -34,3 +34,25 @@ def _find_root() -> Path:
 
 
 ROOT = _find_root()
+
+
+def bytecode_env(env: dict) -> dict:
+    """`env` for a Python process whose compiled modules go to build/pycache (cache_bytecode)."""
+    env = dict(env)
+    env["PYTHONPYCACHEPREFIX"] = env.get("PYTHONPYCACHEPREFIX") or str(ROOT / "build" / "pycache")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def cache_bytecode() -> None:
+    """Keep compiled modules in build/pycache, for this process and the Python processes it starts
+    (pytest, the technique probe). A machine that sets PYTHONDONTWRITEBYTECODE, to keep compiled
+    files out of source folders, would otherwise compile the judge's modules, the tests and the
+    manifest's models again in every one of those processes on every run; build/ is the
+    checkout's own output folder, so the source folders stay clean either way. A
+    PYTHONPYCACHEPREFIX the user chose is kept."""
+    import sys
+    os.environ.update(bytecode_env(os.environ))
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    sys.dont_write_bytecode = False

@@ -8,7 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from . import ROOT, manifest, messages
+from . import ROOT, cache_bytecode, manifest, messages
 from .pipeline import render
 from .manifest import ManifestError
 from .result import error
@@ -166,7 +166,9 @@ def cmd_serve(args) -> int:
     return serve(args.port, not args.no_browser, _lang(args))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
+    """chosen: the subcommand on the command line, when known; the plugged-in subcommands' modules
+    (grading, watch, ...) are imported only for it, not for every `judge.py N`."""
     ap = argparse.ArgumentParser(prog="python practice/judge.py",
                                  description="drills: CUDA operator drills. `judge.py N` judges problem N; `judge.py list` lists them.")
     ap.add_argument("--lang", choices=("zh", "en"), help="language of messages (default: from the locale)")
@@ -219,8 +221,10 @@ def build_parser() -> argparse.ArgumentParser:
                "watch": ("drills.learner.watch", "re-judge on every save"),
                "reset": ("drills.learner.reset", "restore the skeleton (asks first, keeps a backup)")}
     for name, (module_name, help_text) in plugged.items():
-        module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=help_text)
+        if chosen is not None and name != chosen:
+            continue  # not this run's subcommand: its help line is all argparse needs
+        module = importlib.import_module(module_name)
         module.add_arguments(p)
         p.set_defaults(fn=module.main)
     return ap
@@ -242,6 +246,7 @@ def _hoist_lang(argv: list[str]) -> tuple[list[str], list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    cache_bytecode()  # for the processes the subcommand starts (practice/judge.py did it for this one)
     argv, lang = _hoist_lang(list(sys.argv[1:] if argv is None else argv))
     # `judge.py N [options]` is `judge.py test N [options]`.
     first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
@@ -252,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     if "--" in argv:  # everything after -- belongs to the program sim-run runs
         cut = argv.index("--")
         argv, passthrough = argv[:cut], argv[cut + 1:]
-    ap = build_parser()
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    ap = build_parser(chosen if chosen in SUBCOMMANDS else None)
     args = ap.parse_args(lang + argv)
     args.passthrough = passthrough
     try:

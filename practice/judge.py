@@ -24,6 +24,7 @@ if __name__ == "__main__":
         sys.exit("drills: needs Python 3.11 or newer (for tomllib); this is " + sys.version.split()[0])
     try:
         _load_checkout_package()
+        sys.modules["drills"].cache_bytecode()  # before the judge's own modules are imported
         from drills.cli import main
     except ModuleNotFoundError as e:
         print(f"drills: the Python package '{e.name}' is missing: run `bash practice/setup.sh` "

@@ -98,10 +98,11 @@ sleep 30""")
 
 
 def test_sharded_runs_merge_into_one():
-    a = Run(tests=[{"name": "b"}], seconds=1.0, case_seconds={"b": 0.5})
+    a = Run(tests=[{"name": "b"}, {"name": "d"}], seconds=1.0, case_seconds={"b": 0.5})
     b = Run(tests=[{"name": "a"}], timed_out=True, running="X.y", stopped="why", seconds=2.0)
     m = gtestrun.merge([a, b])
-    assert [t["name"] for t in m.tests] == ["a", "b"] and m.timed_out and m.running == "X.y" and m.seconds == 2.0
+    # each shard runs consecutive cases of the program's order (gtestrun._split): end to end, that order
+    assert [t["name"] for t in m.tests] == ["b", "d", "a"] and m.timed_out and m.running == "X.y" and m.seconds == 2.0
 
 
 # ---- the replay (replay.py) and the verdict ----

@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import ROOT
+from .. import ROOT, bytecode_env
 
 OUTPUT_CAP = 64 * 1024  # keep this much of a run's output for the result's log
 SIM_WATCHDOG_SECONDS = "10"  # a judged launch takes well under a second; a hang should not cost a minute
@@ -419,8 +419,9 @@ def run_pytest(test_file: Path, library: Path, backend: str, env: dict, timeout:
         # Only the plugins the cases need: a machine's other pytest plugins (anyio, trio, xdist,
         # benchmark, ...) cost more start-up than the cases themselves. The result channel's
         # plugin (pytest_channel.py) is how the report reaches the judge.
-        env = dict(env, DRILLS_SUBJECT_LIB=str(library), DRILLS_BACKEND=backend,
-                   DRILLS_SIM_REPORT=str(report), PYTHONDONTWRITEBYTECODE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+        # Compiled test modules go to build/pycache, never beside the tests (drills.bytecode_env).
+        env = bytecode_env(dict(env, DRILLS_SUBJECT_LIB=str(library), DRILLS_BACKEND=backend,
+                                DRILLS_SIM_REPORT=str(report), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"))
         plugins = ["-p", "_hypothesis_pytestplugin"] if importlib.util.find_spec("_hypothesis_pytestplugin") else []
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugins,
                "-p", "drills.pipeline.pytest_channel", f"--junitxml={junit}", str(test_file)]

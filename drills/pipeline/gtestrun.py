@@ -6,10 +6,11 @@ watchdog, a GPU has none. Here each shard's output is read while it runs; Google
 that runs longer than its limit (ten times what the reference's same case needs in the same test
 program, never under 10 s) or a run longer than its limit stops the shard's whole process group,
 and the Run says which case was running (`running`), so the judge can name the kernel and replay
-that case on the simulator. GoogleTest's own sharding (GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX)
-splits the cases. Each shard is one execute._exec run: its results come back over the result
-channel (tests/support/drills_result_channel.h), never from a file the program could rewrite,
-one report per shard, merged.
+that case on the simulator. Each shard runs consecutive cases of the program's own order
+(--gtest_filter, _split), so the merged cases and simulator records read as one process's. Each
+shard is one execute._exec run: its results come back over the result channel
+(tests/support/drills_result_channel.h), never from a file the program could rewrite, one report
+per shard, merged.
 """
 
 from __future__ import annotations
@@ -145,16 +146,45 @@ def run(binary: Path, env: dict, limits: Limits, evidence_keys=(), gtest_filter:
     """One Run for the whole test program, whatever the number of shards; `cancel` (a
     threading.Event) stops every shard early."""
     shards = max(1, shards)
+    parts = _split(binary, env, shards) if shards > 1 and not gtest_filter else None
+    shards = len(parts) if parts else 1
+    env = _sim_threads(env, shards)
     with tempfile.TemporaryDirectory(prefix="drills-gtest-") as tmp:
         results: list = [None] * shards
         def go(i):
-            results[i] = _one(binary, env, limits, evidence_keys, gtest_filter, (i, shards), Path(tmp), cancel)
+            results[i] = _one(binary, env, limits, evidence_keys, parts[i] if parts else gtest_filter, (i, 1), Path(tmp),
+                              cancel)
         threads = [threading.Thread(target=go, args=(i,)) for i in range(shards)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
     return merge(results)
+
+
+def _split(binary: Path, env: dict, shards: int) -> list[str] | None:
+    """`shards` GoogleTest filters, each a run of consecutive cases of the program's own order, so
+    that the shards' cases and simulator records, put end to end, read as one process would have
+    written them (the first race found is the same race). None when the program cannot list its
+    cases: it then runs whole, and shows why."""
+    # The listing runs the learner's static initialisers too: through the one executor (capped
+    # output, a deadline, the process tree killed after).
+    try:
+        done = execute._exec([str(binary), "--gtest_list_tests"], env, 60)
+    except OSError:
+        return None
+    if done.timed_out or done.flooded or done.code != 0:
+        return None
+    names, suite = [], ""
+    for line in done.output.splitlines():
+        if line.startswith("  ") and suite:
+            names.append(suite + line.split("#")[0].strip())
+        elif line.endswith(".") and not line.startswith(" "):
+            suite = line
+    if len(names) < 2:
+        return None
+    size = -(-len(names) // min(shards, len(names)))
+    return [":".join(names[i:i + size]) for i in range(0, len(names), size)]
 
 
 def merge(runs: list) -> execute.Run:
@@ -167,7 +197,7 @@ def merge(runs: list) -> execute.Run:
                       output=execute._cap("\n".join(r.output for r in runs)),
                       sim_events=[e for r in runs for e in r.sim_events],
                       channel=next((r.channel for r in runs if r.channel), ""))
-    out.tests = sorted((t for r in runs for t in r.tests), key=lambda t: t["name"])
+    out.tests = [t for r in runs for t in r.tests]  # consecutive parts of the program's order (_split)
     out.running, out.stopped, out.stopped_after = worst.running, worst.stopped, worst.stopped_after
     out.seconds = max(r.seconds for r in runs)
     out.case_seconds = {k: v for r in runs for k, v in getattr(r, "case_seconds", {}).items()}
@@ -176,12 +206,29 @@ def merge(runs: list) -> execute.Run:
 
 def default_shards(backend: str) -> int:
     """Side-by-side processes for one test program. On a GPU the cases' host work (random inputs,
-    the host reference, the comparison) dominates and the cores are idle; the simulator already
-    runs a launch's blocks on every core."""
+    the host reference, the comparison) dominates and the cores are idle. On the simulator that
+    host work is about a fifth of a case (C3) and runs on one core, leaving the others idle, while
+    the launch's blocks run on all of them: one shard per core, each simulating on its own share
+    of the cores (run()), keeps every core busy for the same CPU time."""
     if os.environ.get("DRILLS_TEST_SHARDS"):
         return max(1, int(os.environ["DRILLS_TEST_SHARDS"]))
-    cores = os.cpu_count() or 1
-    return max(1, min(4, cores // 4)) if backend == "gpu" else 1
+    n = cores()
+    return max(1, min(4, n // 4)) if backend == "gpu" else max(1, min(4, n))
+
+
+def cores() -> int:
+    """The cores this process may run on (a container's or taskset's share), as the simulator counts them."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _sim_threads(env: dict, shards: int) -> dict:
+    """The simulator's threads per shard: the cores shared out, unless the caller chose."""
+    if shards <= 1 or env.get("DRILLS_SIM_THREADS"):
+        return env
+    return dict(env, DRILLS_SIM_THREADS=str(max(1, cores() // shards)))
 
 
 def _timing_path(problem, reference) -> Path:

@@ -15,7 +15,6 @@ import runpy
 
 from .. import ROOT
 from .build import build, subject_for
-from .perf import parse_shape
 
 VARIANTS = ROOT / "sim" / "model" / "variants.py"
 
@@ -34,6 +33,7 @@ def for_subject(problem, subject, gpu: str = "H200") -> dict:
         return json.loads(cache.read_text())
     except (OSError, ValueError):
         pass
+    from .perf import parse_shape  # here, not above: perf imports numpy, which a cached answer does not need
     model = runpy.run_path(str(VARIANTS))
     try:
         answer = model["predict"](subject.capi_library, reference.capi_library,

@@ -364,8 +364,21 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
     S.warp = w.id;
   };
   if (s == Space::Global || s == Space::Const) {
+    // The usual warp access lies inside one allocation: one lookup for the whole span of its lanes
+    // instead of one per lane. Anything else (lanes in several allocations, a lane out of bounds,
+    // cp.async's per-lane sizes) takes the per-lane path, which names the first bad lane.
+    uint8_t* span = nullptr;
+    uint64_t lo = ~0ull, hi = 0;
+    if (lane_bytes == nullptr) {
+      each_lane(m, [&](int l) {
+        lo = std::min(lo, addr[l]);
+        hi = std::max(hi, addr[l]);
+      });
+      if (hi + bytes > hi) span = global_ptr(lo, hi + bytes - lo);
+    }
     bool ok = true;
-    each_lane(m, [&](int l) {
+    if (span) each_lane(m, [&](int l) { hptr[l] = span + (addr[l] - lo); });
+    else each_lane(m, [&](int l) {
       if (!ok) return;
       const uint32_t n = lane_bytes == nullptr ? bytes : lane_bytes[l];
       uint8_t* h = global_ptr(addr[l], n);

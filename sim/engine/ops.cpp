@@ -256,6 +256,26 @@ struct Setp {
     const uint64_t *a = w.src(in.a[0]), *b = w.src(in.a[1]);
     const uint64_t* c = in.a[2] == kNoSlot ? nullptr : w.src(in.a[2]);
     bool cneg = in.flags & kCC;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // The common integer compare (a loop bound, a bounds check): the comparison chosen once, not per lane.
+      if (!c && !q) {
+        auto lanes = [&](auto cmp) { each_lane(m, [&](int l) { p[l] = cmp(get<T>(a[l]), get<T>(b[l])); }); };
+        using U = std::make_unsigned_t<T>;
+        switch (in.mode) {
+          case cEq: return lanes([](T x, T y) { return x == y; });
+          case cNe: return lanes([](T x, T y) { return x != y; });
+          case cLt: return lanes([](T x, T y) { return x < y; });
+          case cLe: return lanes([](T x, T y) { return x <= y; });
+          case cGt: return lanes([](T x, T y) { return x > y; });
+          case cGe: return lanes([](T x, T y) { return x >= y; });
+          case cLo: return lanes([](T x, T y) { return U(x) < U(y); });
+          case cLs: return lanes([](T x, T y) { return U(x) <= U(y); });
+          case cHi: return lanes([](T x, T y) { return U(x) > U(y); });
+          case cHs: return lanes([](T x, T y) { return U(x) >= U(y); });
+          default: break;  // compare() says what the rest mean
+        }
+      }
+    }
     each_lane(m, [&](int l) {
       bool r = compare<T>(in.mode, get<T>(a[l]), get<T>(b[l]));
       bool nr = !r;

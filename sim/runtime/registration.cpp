@@ -1,5 +1,6 @@
 // nvcc's registration and launch entry points (CUDA 13 ABI), and the module table behind them.
 #include <cxxabi.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -74,8 +75,19 @@ void parse_latencies(const char* text, sim::Latencies& l) {
 
 }  // namespace
 
+// The cores this process may run on (a container's or taskset's share of the machine), not every
+// core of the host: more threads than that only take turns. 0 when unknown (the engine then uses
+// every core).
+static int usable_cores() {
+#ifdef __linux__
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+#endif
+  return 0;
+}
+
 Runtime::Runtime() : device(device_model()) {
-  host_threads = env_int("DRILLS_SIM_THREADS", 0);
+  host_threads = env_int("DRILLS_SIM_THREADS", usable_cores());
   watchdog_seconds = env_double("DRILLS_SIM_WATCHDOG", 60.0);
   sample_blocks = uint64_t(env_int("DRILLS_SIM_SAMPLE_BLOCKS", 0));
   parse_latencies(getenv("DRILLS_SIM_LATENCY"), latency);
