@@ -523,11 +523,15 @@ void h_cp_async(Exec& x, Warp& w, const Instr& in, uint32_t m) {
     if (r) readm |= 1u << l;
   });
   uint8_t data[32][16] = {};
+  each_lane(m, [&](int l) { x.async_line[l] = ~0ull; });
   if (readm) {
     const uint64_t *sb = w.src(in.a[1]), *so = w.src(in.a[2]);
     each_lane(readm, [&](int l) { x.addr[l] = sb[l] + so[l]; });
     if (!x.access(w, in, readm, n, Access::Load, Space::Global, rs)) return;
-    each_lane(readm, [&](int l) { memcpy(data[l], x.hptr[l], rs[l]); });
+    each_lane(readm, [&](int l) {
+      memcpy(data[l], x.hptr[l], rs[l]);
+      x.async_line[l] = x.addr[l] >> 7;
+    });
   }
   const uint64_t* db = w.src(in.a[0]);
   each_lane(m, [&](int l) { x.addr[l] = db[l] + uint64_t(in.imm); });

@@ -197,7 +197,7 @@ TEST(Stmatrix, EveryCountAndTranspose) {
             else put(g, 2 * t, u16(v)), put(g, 2 * t + 1, u16(v >> 16));
           }
         ASSERT_EQ(out, want);
-        EXPECT_EQ(metric(r, "smsp__sass_inst_executed_op_stsm.sum"), 1u);
+        EXPECT_EQ(metric(r, "smsp__sass_inst_executed_op_shared_stsm.sum"), 1u);
         EXPECT_EQ(metric(r, "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum"), uint64_t(num) * (pitch == 64 ? 8 : 1));
       }
   }
@@ -243,10 +243,17 @@ TEST(CpAsync, EveryFormLandsWhatItShould) {
       }
     // One LDGSTS per cp.async; .ca counts as cache access, .cg as bypass.
     EXPECT_EQ(metric(r, "smsp__sass_inst_executed_op_ldgsts.sum"), 7u);
-    EXPECT_EQ(metric(r, "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"), 3u);
+    EXPECT_EQ(metric(r, "smsp__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"), 3u);
     EXPECT_EQ(metric(r, "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum"), tail ? 4u : 3u);
     // .cg 16 bytes by 32 lanes: 512 contiguous bytes, 16 sectors; the odd lanes: 16; every third: 11
-    EXPECT_EQ(metric(r, "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"), 16u + 16u + 11u);
+    EXPECT_EQ(metric(r, "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"), 16u + 16u + 11u);
+    // The H200 counts LDGSTS's requests in the global op_ld counters too.
+    EXPECT_EQ(metric(r, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), tail ? 7u : 6u);
+    // Shared wavefronts as the H200 counts them: one group per 128-byte source line (4 per
+    // instruction here), and one per lane that reads nothing: tail 0: 32 lanes; t % 2 ? 16 : 0:
+    // 16 lanes + 4 lines; ignore-src on t % 3 != 0: 21 lanes + 4 lines.
+    EXPECT_EQ(metric(r, "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"), (tail ? 4u : 32u) + 16u + 20u + 25u);
+    EXPECT_EQ(metric(r, "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"), 0u);
   }
 }
 
