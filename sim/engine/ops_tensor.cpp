@@ -217,10 +217,17 @@ __attribute__((target("avx2"))) void tc_sum_f32_avx2(const double* A, const doub
     for (int j = 0; j < V / 2; ++j)
       em8[j] = _mm256_set_m128(_mm256_cvtpd_ps(nominal_exp4(_mm256_loadu_pd(C + r * N + 8 * j + 4), emin_c)),
                                _mm256_cvtpd_ps(nominal_exp4(_mm256_loadu_pd(C + r * N + 8 * j), emin_c)));
-    for (int k = 0; k < K; ++k) {
-      const __m256 ea = _mm256_set1_ps(EA[k]);
-      for (int j = 0; j < V / 2; ++j) em8[j] = _mm256_max_ps(em8[j], _mm256_add_ps(ea, _mm256_load_ps(EB + k * N + 8 * j)));
+    // Two chains (even and odd k) for the latency of max and add.
+    __m256 em8b[V / 2];
+    for (int j = 0; j < V / 2; ++j) em8b[j] = em8[j];
+    for (int k = 0; k < K; k += 2) {
+      const __m256 ea = _mm256_set1_ps(EA[k]), eb = _mm256_set1_ps(EA[k + 1]);
+      for (int j = 0; j < V / 2; ++j) {
+        em8[j] = _mm256_max_ps(em8[j], _mm256_add_ps(ea, _mm256_load_ps(EB + k * N + 8 * j)));
+        em8b[j] = _mm256_max_ps(em8b[j], _mm256_add_ps(eb, _mm256_load_ps(EB + (k + 1) * N + 8 * j)));
+      }
     }
+    for (int j = 0; j < V / 2; ++j) em8[j] = _mm256_max_ps(em8[j], em8b[j]);
     for (int j = 0; j < V; ++j) em[j] = _mm256_cvtps_pd(j & 1 ? _mm256_extractf128_ps(em8[j / 2], 1) : _mm256_castps256_ps128(em8[j / 2]));
     alignas(32) double inv[N];
     int none = 0;  // columns whose terms are all zero
@@ -231,11 +238,16 @@ __attribute__((target("avx2"))) void tc_sum_f32_avx2(const double* A, const doub
       _mm256_store_pd(inv + 4 * j, _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(_mm256_set1_epi64x(1023 - 25), e), 52)));
       sum[j] = _mm256_round_pd(_mm256_mul_pd(_mm256_loadu_pd(C + r * N + 4 * j), sc[j]), kTrunc);
     }
-    for (int k = 0; k < K; ++k) {
-      const __m256d a = _mm256_set1_pd(A[r * 16 + k]);
-      for (int j = 0; j < V; ++j)
+    __m256d sum2[V];  // odd k: a second chain of additions (all exact, so the order is free)
+    for (int j = 0; j < V; ++j) sum2[j] = _mm256_setzero_pd();
+    for (int k = 0; k < K; k += 2) {
+      const __m256d a = _mm256_set1_pd(A[r * 16 + k]), b = _mm256_set1_pd(A[r * 16 + k + 1]);
+      for (int j = 0; j < V; ++j) {
         sum[j] = _mm256_add_pd(sum[j], _mm256_round_pd(_mm256_mul_pd(_mm256_mul_pd(a, _mm256_loadu_pd(B + k * N + 4 * j)), sc[j]), kTrunc));
+        sum2[j] = _mm256_add_pd(sum2[j], _mm256_round_pd(_mm256_mul_pd(_mm256_mul_pd(b, _mm256_loadu_pd(B + (k + 1) * N + 4 * j)), sc[j]), kTrunc));
+      }
     }
+    for (int j = 0; j < V; ++j) sum[j] = _mm256_add_pd(sum[j], sum2[j]);
     // Round toward zero to f32: clear the double's low 29 significand bits, then convert (exact). An
     // f32-subnormal result needs more cleared, an all-zero output IEEE's sum: both rare, in scalar.
     for (int j = 0; j < V; ++j) {
