@@ -505,7 +505,7 @@ def write_table_md(path: Path, rows: list[tuple], output_rows: list[tuple], pend
     reasons: dict[str, list[str]] = {}  # known deviations: reason -> rows
     unmeasured: dict[str, list[str]] = {}
     for program, index, kernel, metric, sim_value, ncu_value, shown, passed in rows:
-        if not sim_value and not ncu_value and passed:
+        if not sim_value and not ncu_value and passed in (True, None):  # zero on both sides, or unmeasured and zero
             continue
         if passed == "known":
             reasons.setdefault(KNOWN_DEVIATIONS[(program, index, metric)], []).append(f"{program} #{index} {short(metric)}")
