@@ -23,11 +23,12 @@
 # fragment registers), ldmatrix_tiles (ldmatrix x1/x2/x4/.trans, stmatrix, movmatrix on plain,
 # swizzled and padded tiles), cp_async_stages (2/3/4-stage pipelines, .ca 4/8, zero fill), and
 # tc_numerics (outputs only, not profiled).
-# Then, on the development machine:
+# Ran on 2026-12-01 (NVIDIA H200, driver 580.159.04, ncu 2025.3.1): its results are checked in as
+# sim/validation/h200-ncu.json (counters), h200-outputs.json (outputs) and tensorcores-table.md; the
+# names below are the ones that ncu lists. To redo it, on the development machine:
 #   python3 sim/validation/compare.py --ncu-csv OUT/tensorcores/ncu.csv --write-json sim/validation/h200-ncu.json
 #   python3 sim/validation/compare.py --outputs OUT/tensorcores/run --write-outputs sim/validation/h200-outputs.json
-#   python3 sim/validation/compare.py --program hgemm_mma_pipeline ... --outputs OUT/tensorcores/run
-# and delete the programs from compare.py's PENDING.
+#   python3 sim/validation/compare.py --program hgemm_mma_pipeline ... --table-md sim/validation/tensorcores-table.md
 set +e
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 DEST=${OUT:-$PWD/out}/tensorcores
@@ -39,11 +40,12 @@ EXTRA=(
   smsp__inst_executed_pipe_tensor_op_hmma.sum
   smsp__sass_inst_executed_op_ldsm.sum smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum
   smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum
-  smsp__sass_inst_executed_op_stsm.sum smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum
+  smsp__sass_inst_executed_op_shared_stsm.sum smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum
   smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum
   smsp__sass_inst_executed_op_ldgsts.sum
   l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum
-  l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum
+  smsp__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum
+  smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum
   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum
   smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum
   # stand-ins compare.py accepts when a name above is missing (compare.py ALIASES)
@@ -54,7 +56,7 @@ EXTRA=(
   sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum
   # to learn how ncu books these (all shared wavefronts; math ops per HMMA)
   l1tex__data_pipe_lsu_wavefronts_mem_shared.sum smsp__sass_inst_executed_op_shared_ld.sum
-  sm__ops_path_tensor_src_fp16_dst_fp32.sum sm__ops_path_tensor_src_fp16_dst_fp16.sum
+  sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum
   sm__ops_path_tensor_src_bf16_dst_fp32.sum
 )
 

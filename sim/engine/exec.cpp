@@ -154,6 +154,26 @@ void shared_wavefronts(const uint64_t* off, uint32_t m, uint32_t bytes, uint64_t
   }
 }
 
+// An LDGSTS's shared-memory wavefronts, as the H200 counts them (sim/validation/README.md): the
+// data stage writes one 128-byte global line's lanes at a time, so the lanes are grouped by their
+// source line and each group costs its own wavefronts; a lane that reads nothing (src-size 0,
+// ignore-src) is a group of its own. The ideal is counted the same way: grouping is no conflict.
+void async_store_wavefronts(const uint64_t* off, const uint64_t* line, uint32_t m, uint32_t bytes, uint64_t& wavefronts,
+                            uint64_t& ideal) {
+  while (m) {
+    const int first = __builtin_ctz(m);
+    uint32_t group = 0;
+    if (line[first] == ~0ull) {
+      group = 1u << first;
+    } else {
+      for (uint32_t mm = m; mm; mm &= mm - 1)
+        if (line[__builtin_ctz(mm)] == line[first]) group |= 1u << __builtin_ctz(mm);
+    }
+    shared_wavefronts(off, group, bytes, wavefronts, ideal);
+    m &= ~group;
+  }
+}
+
 // The variable a shared-memory byte belongs to, for messages.
 std::string shared_var_at(const Exec& x, uint64_t off) {
   std::string var = "shared memory";
@@ -439,7 +459,8 @@ bool Exec::access(Warp& w, const Instr& in, uint32_t m, uint32_t bytes, Access k
       ++c.s_inst;
       const uint32_t counted = (in.issue & kIssuePairLead) ? 2 * bytes : bytes;
       const uint64_t before = c.s_wavefronts;
-      if (kind != Access::Atomic) shared_wavefronts(addr, m, counted, c.s_wavefronts, c.s_ideal);
+      if (kind == Access::AsyncStore) async_store_wavefronts(addr, async_line, m, counted, c.s_wavefronts, c.s_ideal);
+      else if (kind != Access::Atomic) shared_wavefronts(addr, m, counted, c.s_wavefronts, c.s_ideal);
       shared_busy += c.s_wavefronts - before;
       sample("shared", true);
     }

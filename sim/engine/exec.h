@@ -145,6 +145,7 @@ struct Exec {
   std::vector<uint64_t>* pages = nullptr;    // 2 KB pages this block's global stores write
   uint8_t* hptr[32];             // scratch: host pointers of the current access, per lane
   uint64_t addr[32];             // scratch: addresses of the current access, per lane
+  uint64_t async_line[32];       // scratch: cp.async's source line per lane (~0: the lane reads nothing)
   Space resolved = Space::Global;
 
   // Resolve the addresses of one warp-level access (addresses already in addr[]), run the checks,

@@ -577,11 +577,12 @@ const char* kMetricNames[] = {
     "smsp__inst_executed_pipe_tensor_op_hmma.sum",
     "smsp__sass_inst_executed_op_ldsm.sum", "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
     "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
-    "smsp__sass_inst_executed_op_stsm.sum", "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
+    "smsp__sass_inst_executed_op_shared_stsm.sum", "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
     "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum",
     "smsp__sass_inst_executed_op_ldgsts.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
+    "smsp__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
+    "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
     "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
     "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"};
 
@@ -594,21 +595,33 @@ void instr_metrics(const Instr& in, const InstrCounters& c, Metrics& m) {
   m["smsp__inst_executed.sum"] += c.executed + c.idle;
   if (in.flags & kTensor) m["smsp__inst_executed_pipe_tensor_op_hmma.sum"] += c.executed * in.vec;
   if (in.cls != kMem) return;
-  auto shared = [&](const char* op) {  // LDSM, STSM, LDGSTS: SASS-level names
+  // LDSM, STSM, LDGSTS: SASS-level names (H200 ncu --query-metrics). The H200 also counts LDSM's
+  // wavefronts and conflicts in the shared op_ld counters and STSM's in op_st (not their
+  // instructions), and LDGSTS's global requests and sectors in the global op_ld ones; LDGSTS's
+  // shared wavefronts are in neither (sim/validation/README.md, measured 2026-12-01).
+  auto shared = [&](const char* op, const char* aggregate) {
     const std::string o = op;
-    m["smsp__sass_inst_executed_op_" + o + ".sum"] += c.s_inst;
+    m[o == "stsm" ? "smsp__sass_inst_executed_op_shared_stsm.sum" : "smsp__sass_inst_executed_op_" + o + ".sum"] += c.s_inst;
     m["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_" + o + ".sum"] += c.s_wavefronts;
     m["smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_" + o + ".sum"] += c.s_wavefronts - c.s_ideal;
+    if (aggregate) {
+      m[std::string("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_") + aggregate + ".sum"] += c.s_wavefronts;
+      m[std::string("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_") + aggregate + ".sum"] += c.s_wavefronts - c.s_ideal;
+    }
   };
-  if (in.memop == kOpLdsm) { shared("ldsm"); return; }
-  if (in.memop == kOpStsm) { shared("stsm"); return; }
+  if (in.memop == kOpLdsm) { shared("ldsm", "ld"); return; }
+  if (in.memop == kOpStsm) { shared("stsm", "st"); return; }
   if (in.memop == kOpLdgsts) {
-    const std::string cache = (in.flags & kBypass) ? "bypass" : "access";
-    m["l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_" + cache + ".sum"] += c.g_requests;
-    m["l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_" + cache + ".sum"] += c.g_sectors;
-    m["smsp__sass_inst_executed_op_ldgsts.sum"] += c.s_inst;
-    m["smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"] += c.s_wavefronts;
-    m["smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"] += c.s_wavefronts - c.s_ideal;
+    if (in.flags & kBypass) {
+      m["smsp__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"] += c.g_requests;
+      m["smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"] += c.g_sectors;
+    } else {
+      m["l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum"] += c.g_requests;
+      m["l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum"] += c.g_sectors;
+    }
+    m["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] += c.g_requests;
+    m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] += c.g_sectors;
+    shared("ldgsts", nullptr);
     return;
   }
   static const char* ops[] = {"ld", "st", "atom", "red"};
@@ -625,7 +638,7 @@ void instr_metrics(const Instr& in, const InstrCounters& c, Metrics& m) {
   }
   if (s_inst) {
     if (in.flags & kMatrixLoad) {  // wmma.load.a/.b from shared memory: one LDSM
-      shared("ldsm");
+      shared("ldsm", "ld");
     } else if (in.memop >= kOpAtom) {
       m["smsp__inst_executed_op_shared_atom.sum"] += s_inst;
     } else {

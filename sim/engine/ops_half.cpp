@@ -113,7 +113,8 @@ void h_minmax(Exec&, Warp& w, const Instr& in, uint32_t m) {
   });
 }
 
-// neg / abs: the sign bit only (a NaN stays a NaN).
+// neg / abs: the sign bit only; a NaN gives the canonical NaN (the H200 does, 2026-12-01:
+// sim/validation/tc_numerics.cu).
 template <bool Abs>
 void h_sign(Exec&, Warp& w, const Instr& in, uint32_t m) {
   const Fmt& f = fmt_of(in.type);
@@ -124,7 +125,8 @@ void h_sign(Exec&, Warp& w, const Instr& in, uint32_t m) {
     uint64_t out = 0;
     for (int i = 0; i < parts; ++i) {
       uint32_t b = flush_in(half_of(a[l], i), f, in);
-      out |= uint64_t(Abs ? b & ~f.sign_bit() & 0xffffu : b ^ f.sign_bit()) << (16 * i);
+      const uint32_t r = is_nan(b, f) ? f.nan() : Abs ? b & ~f.sign_bit() & 0xffffu : b ^ f.sign_bit();
+      out |= uint64_t(r) << (16 * i);
     }
     d[l] = out;
   });
@@ -299,6 +301,17 @@ void h_cvt(Exec&, Warp& w, const Instr& in, uint32_t m) {
     return;
   }
   each_lane(m, [&](int l) {
+    // A NaN keeps its bits where the H200 moves them rather than computing (2026-12-01,
+    // sim/validation/tc_numerics.cu): bf16 to f32 is a shift, f32 to tf32 drops the low 13 bits.
+    // Other NaNs give the canonical NaN (to_float).
+    if (st == Ty::BF16 && dt == Ty::F32 && is_nan(uint32_t(a[l]) & 0xffffu, kBF16)) {
+      d[l] = (a[l] & 0xffffu) << 16;
+      return;
+    }
+    if (st == Ty::F32 && dt == Ty::TF32 && is_nan(uint32_t(a[l]), kF32) && is_nan(uint32_t(a[l]) & 0xffffe000u, kF32)) {
+      d[l] = a[l] & 0xffffe000u;
+      return;
+    }
     Exact x = source_value(a[l], st, in);
     if (is_int_ty(dt)) {
       uint64_t v = to_int(x.s, dt, in.rnd);

@@ -12,11 +12,19 @@
 //   B: k 2t + (i & 1) + 8 * ((i >> 1) & 1), n g + 8 * (i >> 2); f16 registers 4..7 repeat 0..3
 //   C, D: row g + 8 * ((i >> 1) & 1), column 2t + (i & 1) + 8 * (i >> 2)
 //
-// Numerics of mma: products are exact (f16 x f16 and bf16 x bf16 fit a double); each output is
-// c + sum over k in increasing k order, accumulated in double and rounded once to the destination
-// type (round to nearest even). The GPU's tensor cores align and truncate inside the sum, so
-// results may differ from an H200 in the last bits (sim/validation/README.md gives the measured
-// difference).
+// Numerics of mma with f32 results, as an H200 computes them (fitted to and bit-exact on all 10,240
+// f32 outputs of sim/validation/tc_numerics.cu, 2026-12-01): the products of one mma instruction
+// (k = 8 or 16; wmma m16n16k16 is two k = 16 instructions) and c are added in one step. Each term
+// is aligned to the largest exponent among c's and the products' nominal exponents (the sum of the
+// two factors' exponents, before the product is normalised), truncated toward zero to a multiple
+// of 2^(that exponent - 25), the truncated terms are summed exactly, and the sum is truncated
+// (round toward zero) to f32. Not measured, and chosen: a zero factor or c = 0 takes no part in
+// the alignment (an all-zero sum is IEEE's), subnormal factors count with their format's smallest
+// exponent, an inf or NaN anywhere gives IEEE's result, an overflow gives inf.
+// f16 results: c plus the exact products rounded once to nearest even (bit-exact on the H200's
+// 4,096 f16 outputs too).
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -128,6 +136,152 @@ void mma_sum(const double* __restrict__ A, const double* __restrict__ B, const d
   }
 }
 
+// An element's nominal exponent, for the alignment above: subnormals count with their format's
+// smallest normal exponent (emin); a zero takes no part (-kNoExp), an inf or NaN makes the output
+// IEEE's (+kNoExp).
+constexpr double kNoExp = 1e9;
+inline double nominal_exp(double d, int emin) {
+  if (d == 0) return -kNoExp;
+  if (!std::isfinite(d)) return kNoExp;
+  return std::max(double(std::ilogb(d)), double(emin));
+}
+inline bool aligned_exp(double e) { return std::fabs(e) < 1000; }
+// 2^(bias - e) for the alignment's exponent e, built from its bits (the caller keeps it in range).
+inline double pow2_bits(int64_t biased) {
+  const uint64_t bits = uint64_t(biased) << 52;
+  double d;
+  memcpy(&d, &bits, 8);
+  return d;
+}
+// x (exact in a double) to f32, rounding toward zero; inf from 2^128 on.
+inline uint32_t f32_rz(double x) {
+  if (std::fabs(x) >= 0x1p128) return x < 0 ? 0xff800000u : 0x7f800000u;
+  const float f = float(x);
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  return std::fabs(double(f)) > std::fabs(x) ? b - 1 : b;  // one step toward zero
+}
+// An output with no nonzero term, or an inf or NaN among them: IEEE's sum.
+inline uint32_t ieee_output(const double* A, const double* B, double c, int K, int N) {
+  double acc = c;
+  for (int k = 0; k < K; ++k) acc += A[k] * B[k * N];
+  return f32_bits(acc);
+}
+
+// The f32 outputs of one 16 x N x K product (A 16 x K with row stride 16, B K x N, C 16 x N) as the
+// tensor cores sum them (above): per output the largest nominal exponent e, the terms in units of
+// 2^(e - 25) truncated and summed (exactly: every truncated term is below 2^28), the sum rounded
+// toward zero to f32. emin: the inputs' smallest normal exponent, c's.
+template <int K, int N>
+void tc_sum_f32_scalar(const double* A, const double* B, const double* C, int emin, int emin_c, uint32_t* D) {
+  for (int r = 0; r < 16; ++r)
+    for (int n = 0; n < N; ++n) {
+      double em = nominal_exp(C[r * N + n], emin_c);
+      bool special = em == kNoExp;
+      for (int k = 0; k < K; ++k) {
+        const double ea = nominal_exp(A[r * 16 + k], emin), eb = nominal_exp(B[k * N + n], emin);
+        special |= ea == kNoExp || eb == kNoExp;
+        em = std::max(em, ea + eb);
+      }
+      if (special || !aligned_exp(em)) {
+        D[r * N + n] = ieee_output(A + r * 16, B + n, C[r * N + n], K, N);
+        continue;
+      }
+      const double scale = pow2_bits(1023 + 25 - int64_t(em));
+      double sum = std::trunc(C[r * N + n] * scale);
+      for (int k = 0; k < K; ++k) sum += std::trunc(A[r * 16 + k] * B[k * N + n] * scale);
+      D[r * N + n] = f32_rz(sum / scale);
+    }
+}
+// The same, 4 columns at a time; every element finite (the caller checks).
+__attribute__((target("avx2"))) inline __m256d nominal_exp4(__m256d d, double emin) {
+  const __m256i field = _mm256_and_si256(_mm256_srli_epi64(_mm256_castpd_si256(d), 52), _mm256_set1_epi64x(0x7ff));
+  const __m256d magic = _mm256_set1_pd(0x1p52);  // 2^52 + field, exactly
+  const __m256d e = _mm256_sub_pd(_mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(field, _mm256_castpd_si256(magic))), magic),
+                                  _mm256_set1_pd(1023));
+  const __m256d zero = _mm256_cmp_pd(d, _mm256_setzero_pd(), _CMP_EQ_OQ);
+  return _mm256_blendv_pd(_mm256_max_pd(e, _mm256_set1_pd(emin)), _mm256_set1_pd(-kNoExp), zero);
+}
+template <int K, int N>
+__attribute__((target("avx2"))) void tc_sum_f32_avx2(const double* A, const double* B, const double* C, int emin, int emin_c,
+                                                     uint32_t* D) {
+  constexpr int V = N / 4;
+  constexpr int kTrunc = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+  // The exponent pass in f32, 8 columns a vector (small integers: exact).
+  alignas(32) float EB[K * N], EA[16];
+  for (int i = 0; i < K * N; i += 4) _mm_store_ps(EB + i, _mm256_cvtpd_ps(nominal_exp4(_mm256_loadu_pd(B + i), emin)));
+  for (int r = 0; r < 16; ++r) {
+    for (int i = 0; i < K; i += 4) _mm_store_ps(EA + i, _mm256_cvtpd_ps(nominal_exp4(_mm256_loadu_pd(A + r * 16 + i), emin)));
+    __m256d em[V], sc[V], sum[V];
+    __m256 em8[V / 2];
+    for (int j = 0; j < V / 2; ++j)
+      em8[j] = _mm256_set_m128(_mm256_cvtpd_ps(nominal_exp4(_mm256_loadu_pd(C + r * N + 8 * j + 4), emin_c)),
+                               _mm256_cvtpd_ps(nominal_exp4(_mm256_loadu_pd(C + r * N + 8 * j), emin_c)));
+    // Two chains (even and odd k) for the latency of max and add.
+    __m256 em8b[V / 2];
+    for (int j = 0; j < V / 2; ++j) em8b[j] = em8[j];
+    for (int k = 0; k < K; k += 2) {
+      const __m256 ea = _mm256_set1_ps(EA[k]), eb = _mm256_set1_ps(EA[k + 1]);
+      for (int j = 0; j < V / 2; ++j) {
+        em8[j] = _mm256_max_ps(em8[j], _mm256_add_ps(ea, _mm256_load_ps(EB + k * N + 8 * j)));
+        em8b[j] = _mm256_max_ps(em8b[j], _mm256_add_ps(eb, _mm256_load_ps(EB + (k + 1) * N + 8 * j)));
+      }
+    }
+    for (int j = 0; j < V / 2; ++j) em8[j] = _mm256_max_ps(em8[j], em8b[j]);
+    for (int j = 0; j < V; ++j) em[j] = _mm256_cvtps_pd(j & 1 ? _mm256_extractf128_ps(em8[j / 2], 1) : _mm256_castps256_ps128(em8[j / 2]));
+    alignas(32) double inv[N];
+    int none = 0;  // columns whose terms are all zero
+    for (int j = 0; j < V; ++j) {
+      none |= _mm256_movemask_pd(_mm256_cmp_pd(em[j], _mm256_set1_pd(-1000), _CMP_LT_OQ)) << (4 * j);
+      const __m256i e = _mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(_mm256_max_pd(em[j], _mm256_set1_pd(-900))));
+      sc[j] = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_sub_epi64(_mm256_set1_epi64x(1023 + 25), e), 52));
+      _mm256_store_pd(inv + 4 * j, _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(_mm256_set1_epi64x(1023 - 25), e), 52)));
+      sum[j] = _mm256_round_pd(_mm256_mul_pd(_mm256_loadu_pd(C + r * N + 4 * j), sc[j]), kTrunc);
+    }
+    __m256d sum2[V];  // odd k: a second chain of additions (all exact, so the order is free)
+    for (int j = 0; j < V; ++j) sum2[j] = _mm256_setzero_pd();
+    for (int k = 0; k < K; k += 2) {
+      const __m256d a = _mm256_set1_pd(A[r * 16 + k]), b = _mm256_set1_pd(A[r * 16 + k + 1]);
+      for (int j = 0; j < V; ++j) {
+        sum[j] = _mm256_add_pd(sum[j], _mm256_round_pd(_mm256_mul_pd(_mm256_mul_pd(a, _mm256_loadu_pd(B + k * N + 4 * j)), sc[j]), kTrunc));
+        sum2[j] = _mm256_add_pd(sum2[j], _mm256_round_pd(_mm256_mul_pd(_mm256_mul_pd(b, _mm256_loadu_pd(B + (k + 1) * N + 4 * j)), sc[j]), kTrunc));
+      }
+    }
+    for (int j = 0; j < V; ++j) sum[j] = _mm256_add_pd(sum[j], sum2[j]);
+    // Round toward zero to f32: clear the double's low 29 significand bits, then convert (exact). An
+    // f32-subnormal result needs more cleared, an all-zero output IEEE's sum: both rare, in scalar.
+    for (int j = 0; j < V; ++j) {
+      const __m256d x = _mm256_mul_pd(sum[j], _mm256_load_pd(inv + 4 * j));  // exact: a power of two
+      const __m256d xm = _mm256_and_pd(x, _mm256_castsi256_pd(_mm256_set1_epi64x(~((1ll << 29) - 1))));
+      _mm_storeu_ps(reinterpret_cast<float*>(D + r * N + 4 * j), _mm256_cvtpd_ps(xm));
+      const __m256d ax = _mm256_and_pd(x, _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)));
+      int rare = _mm256_movemask_pd(_mm256_cmp_pd(ax, _mm256_set1_pd(0x1p-126), _CMP_LT_OQ)) | (none >> (4 * j) & 15);
+      if (!rare) continue;
+      alignas(32) double xs[4];
+      _mm256_store_pd(xs, x);
+      for (int i = 0; i < 4; ++i) {
+        const int n = 4 * j + i;
+        if (none >> n & 1) D[r * N + n] = ieee_output(A + r * 16, B + n, C[r * N + n], K, N);
+        else if (rare >> i & 1) D[r * N + n] = f32_rz(xs[i]);
+      }
+    }
+  }
+}
+// emin: the smallest normal exponent of A's and B's format; emin_c: C's. `finite`: no inf or NaN
+// among A, B and C (the vector version assumes it).
+template <int K, int N>
+void tc_sum_f32(const double* A, const double* B, const double* C, int emin, int emin_c, bool finite, uint32_t* D) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2 && finite) tc_sum_f32_avx2<K, N>(A, B, C, emin, emin_c, D);
+  else tc_sum_f32_scalar<K, N>(A, B, C, emin, emin_c, D);
+}
+// Whether a register's two 16-bit elements (or an f32) are finite.
+inline bool finite16x2(uint64_t v, bool bf) {
+  const uint32_t e = bf ? 0x7f80u : 0x7c00u;
+  return (uint32_t(v) & e) != e && (uint32_t(v >> 16) & e) != e;
+}
+inline bool finite32(uint64_t v) { return (uint32_t(v) & 0x7f800000u) != 0x7f800000u; }
+
 void h_mma(Exec& x, Warp& w, const Instr& in, uint32_t m) {
   if (!whole_warp(x, w, in, m)) return;
   const std::vector<uint16_t>& L = x.P->slot_lists[size_t(in.target)];
@@ -136,6 +290,8 @@ void h_mma(Exec& x, Warp& w, const Instr& in, uint32_t m) {
   const Ty dt = in.type2, ct = Ty(in.mode2);
   const int na = K / 4, nb = K / 8, nd = dt == Ty::F32 ? 4 : 2, nc = ct == Ty::F32 ? 4 : 2;
   alignas(32) double A[16][16], B[16][8], C[16][8];
+  const bool f32d = nd == 4;
+  bool finite = true;  // no inf or NaN in A, B, C (f32 results: the vector sum assumes it)
   // Gather register by register (each is 32 lanes in a row).
   const Halves H(bf), H16(false);
   for (int r = 0; r < na; ++r) {
@@ -145,6 +301,7 @@ void h_mma(Exec& x, Warp& w, const Instr& in, uint32_t m) {
       double* a = &A[row0 + (l >> 2)][col0 + 2 * (l & 3)];
       a[0] = H.lo(v[l]);
       a[1] = H.hi(v[l]);
+      finite &= finite16x2(v[l], bf);
     }
   }
   for (int r = 0; r < nb; ++r) {
@@ -153,25 +310,34 @@ void h_mma(Exec& x, Warp& w, const Instr& in, uint32_t m) {
       const int g = l >> 2, k = 2 * (l & 3) + 8 * r;
       B[k][g] = H.lo(v[l]);
       B[k + 1][g] = H.hi(v[l]);
+      finite &= finite16x2(v[l], bf);
     }
   }
   for (int r = 0; r < nc; ++r) {
     const uint64_t* v = w.src(L[size_t(nd + na + nb + r)]);
     for (int l = 0; l < 32; ++l) {
       const int g = l >> 2, t = l & 3;
-      if (nc == 4) C[g + 8 * (r >> 1)][2 * t + (r & 1)] = double(f32_of(v[l]));
-      else C[g + 8 * r][2 * t] = H16.lo(v[l]), C[g + 8 * r][2 * t + 1] = H16.hi(v[l]);
+      if (nc == 4) C[g + 8 * (r >> 1)][2 * t + (r & 1)] = double(f32_of(v[l])), finite &= finite32(v[l]);
+      else C[g + 8 * r][2 * t] = H16.lo(v[l]), C[g + 8 * r][2 * t + 1] = H16.hi(v[l]), finite &= finite16x2(v[l], false);
     }
   }
   alignas(32) double D[16][8];
-  if (K == 16) mma_sum<16>(&A[0][0], &B[0][0], &C[0][0], &D[0][0]);
-  else mma_sum<8>(&A[0][0], &B[0][0], &C[0][0], &D[0][0]);
+  alignas(32) uint32_t D32[16][8];
+  const int emin = bf ? -126 : -14, emin_c = nc == 4 ? -126 : -14;
+  if (f32d) {
+    if (K == 16) tc_sum_f32<16, 8>(&A[0][0], &B[0][0], &C[0][0], emin, emin_c, finite, &D32[0][0]);
+    else tc_sum_f32<8, 8>(&A[0][0], &B[0][0], &C[0][0], emin, emin_c, finite, &D32[0][0]);
+  } else if (K == 16) {
+    mma_sum<16>(&A[0][0], &B[0][0], &C[0][0], &D[0][0]);
+  } else {
+    mma_sum<8>(&A[0][0], &B[0][0], &C[0][0], &D[0][0]);
+  }
   for (int j = 0; j < nd; ++j) {
     uint64_t* d = w.reg(L[size_t(j)]);
     for (int l = 0; l < 32; ++l) {
       const int g = l >> 2, t = l & 3;
       if (nd == 4) {
-        d[l] = f32_bits(D[g + 8 * (j >> 1)][2 * t + (j & 1)]);
+        d[l] = D32[g + 8 * (j >> 1)][2 * t + (j & 1)];
       } else {  // f16 pair: elements 2j, 2j + 1
         uint32_t lo = round_to(D[g + 8 * j][2 * t], kF16, kRn), hi = round_to(D[g + 8 * j][2 * t + 1], kF16, kRn);
         d[l] = lo | hi << 16;
@@ -403,6 +569,7 @@ void h_wmma_mma(Exec& x, Warp& w, const Instr& in, uint32_t m) {
   const WmmaFrag FA = wmma_frag(wA, in.type), FD = wmma_frag(wC, dt), FC = wmma_frag(wC, ct);
   const size_t oa = size_t(FD.regs), ob = oa + size_t(FA.regs), oc = ob + size_t(FA.regs);
   alignas(32) double A[16][16], B[16][16], C[16][16];
+  bool finite = true;
   for (int l = 0; l < 32; ++l)
     for (int i = 0; i < 8; ++i) {
       int r, c;
@@ -414,21 +581,27 @@ void h_wmma_mma(Exec& x, Warp& w, const Instr& in, uint32_t m) {
       wmma_coord(wC, l, i, r, c);
       C[r][c] = FC.esize == 4 ? double(f32_of(w.src(L[oc + size_t(i)])[l]))
                               : double(elem16(uint32_t(w.src(L[oc + size_t(i / 2)])[l] >> (16 * (i & 1))), false));
+      finite &= std::isfinite(A[r][c]) && std::isfinite(B[r][c]) && std::isfinite(C[r][c]);
     }
   double D[16][16];
-  for (int r = 0; r < 16; ++r)
-    for (int c = 0; c < 16; ++c) {
-      double acc = C[r][c];
-      for (int k = 0; k < 16; ++k) acc += A[r][k] * B[k][c];
-      D[r][c] = acc;
-    }
+  alignas(32) uint32_t D32[16][16];
+  if (FD.esize == 4) {  // two HMMA.16816, one for each 8 columns: one k = 16 step per output
+    tc_sum_f32<16, 16>(&A[0][0], &B[0][0], &C[0][0], bf ? -126 : -14, FC.esize == 4 ? -126 : -14, finite, &D32[0][0]);
+  } else {
+    for (int r = 0; r < 16; ++r)
+      for (int c = 0; c < 16; ++c) {
+        double acc = C[r][c];
+        for (int k = 0; k < 16; ++k) acc += A[r][k] * B[k][c];
+        D[r][c] = acc;
+      }
+  }
   for (int reg = 0; reg < FD.regs; ++reg) {
     uint64_t* d = w.reg(L[size_t(reg)]);
     for (int l = 0; l < 32; ++l) {
       int r, c;
       if (FD.esize == 4) {
         wmma_coord(wC, l, reg, r, c);
-        d[l] = f32_bits(D[r][c]);
+        d[l] = D32[r][c];
       } else {
         uint64_t v = 0;
         for (int h = 0; h < 2; ++h) {
@@ -523,11 +696,15 @@ void h_cp_async(Exec& x, Warp& w, const Instr& in, uint32_t m) {
     if (r) readm |= 1u << l;
   });
   uint8_t data[32][16] = {};
+  each_lane(m, [&](int l) { x.async_line[l] = ~0ull; });
   if (readm) {
     const uint64_t *sb = w.src(in.a[1]), *so = w.src(in.a[2]);
     each_lane(readm, [&](int l) { x.addr[l] = sb[l] + so[l]; });
     if (!x.access(w, in, readm, n, Access::Load, Space::Global, rs)) return;
-    each_lane(readm, [&](int l) { memcpy(data[l], x.hptr[l], rs[l]); });
+    each_lane(readm, [&](int l) {
+      memcpy(data[l], x.hptr[l], rs[l]);
+      x.async_line[l] = x.addr[l] >> 7;
+    });
   }
   const uint64_t* db = w.src(in.a[0]);
   each_lane(m, [&](int l) { x.addr[l] = db[l] + uint64_t(in.imm); });

@@ -52,6 +52,64 @@ std::vector<float> small_values(size_t n, int seed) {
 
 // ---- mma
 
+// The H200's f32 sum (sim/engine/ops_tensor.cpp, measured with sim/validation/tc_numerics.cu),
+// written plainly: align c and the products to the largest nominal exponent e (the factors'
+// exponents added), truncate each to a multiple of 2^(e - 25), add, round toward zero to f32.
+float tensor_core_sum(const std::vector<u16>& A, const std::vector<u16>& Bt, float c, int i, int j, int K) {
+  auto expo = [](double v) { return v == 0 ? -100000 : std::max(std::ilogb(v), -14); };  // f16 inputs
+  int e = c == 0 ? -100000 : std::max(std::ilogb(c), -126);
+  for (int k = 0; k < K; ++k) {
+    const double a = h2f(A[size_t(i * K + k)]), b = h2f(Bt[size_t(j * K + k)]);
+    if (a != 0 && b != 0) e = std::max(e, expo(a) + expo(b));
+  }
+  const double q = std::ldexp(1.0, e - 25);
+  double sum = std::trunc(c / q);
+  for (int k = 0; k < K; ++k) sum += std::trunc(double(h2f(A[size_t(i * K + k)])) * h2f(Bt[size_t(j * K + k)]) / q);
+  const double x = sum * q;
+  float f = float(x);
+  if (std::fabs(double(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
+  return f;
+}
+
+// Random f16 inputs whose sums are not exact: the truncating sum above, on the vector path (all
+// finite) and on the scalar one (a NaN in C[0][0] sends the instruction there; D[0][0] is NaN,
+// the rest must not change).
+TEST(Mma, TruncatingSumOnBothPaths) {
+  std::mt19937 g{7};
+  for (int K : {16, 8}) {
+    std::vector<u16> A(size_t(16 * K)), Bt(size_t(8 * K));
+    std::vector<float> C(128);
+    for (auto* v : {&A, &Bt})
+      for (auto& h : *v) h = u16((g() & 0x8000) | ((15 + int(g() % 12) - 6) << 10) | (g() & 0x3ff));
+    for (auto& c : C) c = float(int(g() % 2001) - 1000) / 64.0f;
+    A[3] = 0;  // a zero factor takes no part in the alignment
+    std::vector<float> want(128);
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 8; ++j) want[size_t(i * 8 + j)] = tensor_core_sum(A, Bt, C[size_t(i * 8 + j)], i, j, K);
+    for (bool nan : {false, true}) {
+      SCOPED_TRACE(std::string("K ") + std::to_string(K) + (nan ? " scalar path" : " vector path"));
+      Kernels run("tensor.ptx");
+      std::vector<float> c = C;
+      if (nan) c[0] = NAN;
+      uint64_t dA = run.mem.upload(A), dB = run.mem.upload(Bt), dC = run.mem.upload(c), dD = run.mem.alloc(128 * 4);
+      Args a;
+      a.add(dA).add(dB).add(dC).add(dD);
+      auto r = run.launch(K == 16 ? "mma_16816_f32_f16" : "mma_1688_f32_f16", a);
+      ASSERT_TRUE(r.errors.empty()) << r.errors[0].message;
+      auto D = run.mem.download<float>(dD, 128);
+      int inexact = 0;
+      for (int i = 0; i < 128; ++i) {
+        if (nan && i == 0) { EXPECT_TRUE(std::isnan(D[0])); continue; }
+        ASSERT_EQ(D[size_t(i)], want[size_t(i)]) << "D[" << i / 8 << "][" << i % 8 << "]";
+        double exact = C[size_t(i)];
+        for (int k = 0; k < K; ++k) exact += double(h2f(A[size_t(i / 8 * K + k)])) * h2f(Bt[size_t(i % 8 * K + k)]);
+        inexact += D[size_t(i)] != float(exact);
+      }
+      EXPECT_GT(inexact, 10);  // the truncation shows: this is not the correctly rounded sum
+    }
+  }
+}
+
 void check_mma(const char* kernel, int K, bool bf16, bool f16_acc) {
   SCOPED_TRACE(kernel);
   Kernels run("tensor.ptx");
@@ -85,8 +143,8 @@ TEST(Mma, M16n8k8Bf16F32) { check_mma("mma_1688_f32_bf16", 8, true, false); }
 TEST(Mma, M16n8k16F16F16) { check_mma("mma_16816_f16_f16", 16, false, true); }
 TEST(Mma, M16n8k8F16F16) { check_mma("mma_1688_f16_f16", 8, false, true); }
 
-// The documented numerics: exact products, summed in double in k order from c, rounded once.
-// 2^24 + 1 + 1 rounds to 2^24 + 2 here; adding 1 to 2^24 in f32 twice would give 2^24.
+// One sum for the whole instruction, not one f32 addition per k: 2^24 + 1 + 1 gives 2^24 + 2
+// (exact at the alignment's 2^(24 - 25)); adding 1 to 2^24 in f32 twice would give 2^24.
 TEST(Mma, OneRoundingAtTheEnd) {
   Kernels run("tensor.ptx");
   std::vector<u16> A(256, f2h(0.0f)), Bt(128, f2h(0.0f));
@@ -197,7 +255,7 @@ TEST(Stmatrix, EveryCountAndTranspose) {
             else put(g, 2 * t, u16(v)), put(g, 2 * t + 1, u16(v >> 16));
           }
         ASSERT_EQ(out, want);
-        EXPECT_EQ(metric(r, "smsp__sass_inst_executed_op_stsm.sum"), 1u);
+        EXPECT_EQ(metric(r, "smsp__sass_inst_executed_op_shared_stsm.sum"), 1u);
         EXPECT_EQ(metric(r, "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum"), uint64_t(num) * (pitch == 64 ? 8 : 1));
       }
   }
@@ -243,10 +301,17 @@ TEST(CpAsync, EveryFormLandsWhatItShould) {
       }
     // One LDGSTS per cp.async; .ca counts as cache access, .cg as bypass.
     EXPECT_EQ(metric(r, "smsp__sass_inst_executed_op_ldgsts.sum"), 7u);
-    EXPECT_EQ(metric(r, "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"), 3u);
+    EXPECT_EQ(metric(r, "smsp__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"), 3u);
     EXPECT_EQ(metric(r, "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum"), tail ? 4u : 3u);
     // .cg 16 bytes by 32 lanes: 512 contiguous bytes, 16 sectors; the odd lanes: 16; every third: 11
-    EXPECT_EQ(metric(r, "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"), 16u + 16u + 11u);
+    EXPECT_EQ(metric(r, "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"), 16u + 16u + 11u);
+    // The H200 counts LDGSTS's requests in the global op_ld counters too.
+    EXPECT_EQ(metric(r, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), tail ? 7u : 6u);
+    // Shared wavefronts as the H200 counts them: one group per 128-byte source line (4 per
+    // instruction here), and one per lane that reads nothing: tail 0: 32 lanes; t % 2 ? 16 : 0:
+    // 16 lanes + 4 lines; ignore-src on t % 3 != 0: 21 lanes + 4 lines.
+    EXPECT_EQ(metric(r, "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum"), (tail ? 4u : 32u) + 16u + 20u + 25u);
+    EXPECT_EQ(metric(r, "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum"), 0u);
   }
 }
 
