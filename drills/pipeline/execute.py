@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 import xml.etree.ElementTree as ET
@@ -111,12 +112,13 @@ def kill_run(proc: subprocess.Popen, token: str, started: float) -> None:
         except OSError:
             pass
         victims = {c.pid for c in _children_of(proc.pid)}
-        for c in _children_of(me):
-            try:
-                if c.pid != proc.pid and c.ppid() == me and c.create_time() >= born and _adopted(c):
-                    victims.add(c.pid)
-            except psutil.Error:
-                continue
+        with SPAWN_LOCK:
+            for c in _children_of(me):
+                try:
+                    if c.pid != proc.pid and c.ppid() == me and c.create_time() >= born and _adopted(c):
+                        victims.add(c.pid)
+                except psutil.Error:
+                    continue
         for p in psutil.process_iter():
             if p.pid != me and _has_token(p, token):
                 victims.add(p.pid)
@@ -175,6 +177,11 @@ def _reap(pid: int) -> None:
 
 
 _OWN_CHILDREN: set[int] = set()  # pids of the runs this process started itself (subprocess reaps them)
+# Held from a child's start in a session of its own until it is in _OWN_CHILDREN, and while a run's
+# kill looks for orphans: otherwise a run ending in one thread takes the test program another thread
+# is just starting (forked, its own session, not registered yet) for an orphan and kills it
+# ("killed by SIGKILL" under load, with the simulator's tests split into shards side by side).
+SPAWN_LOCK = threading.RLock()
 
 
 def _children_of(pid: int) -> list:
@@ -211,11 +218,12 @@ def _exec(cmd: list[str], env: dict, timeout: float, report_json: Path | None = 
     if report_json is not None:
         env["DRILLS_RESULT_JSON"] = str(report_json)
     try:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=(w,))
+        with SPAWN_LOCK:
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=(w,))
+            _OWN_CHILDREN.add(proc.pid)
     finally:
         os.close(w)
-    _OWN_CHILDREN.add(proc.pid)
     started = time.monotonic()
     deadline = started + timeout
     sel = selectors.DefaultSelector()

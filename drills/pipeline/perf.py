@@ -67,12 +67,13 @@ class TorchTimer:
 
     def __init__(self):
         self.proc = None
+        from .execute import SPAWN_LOCK, own_child
         try:
-            self.proc = subprocess.Popen([sys.executable, "-c", TORCH_SERVER, str(WARMUP), str(REPS)],
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                         text=True, start_new_session=True)
-            from .execute import own_child
-            own_child(self.proc.pid)  # a server of ours, not an orphan of a run (execute.kill_run)
+            with SPAWN_LOCK:  # registered before any run's kill can look (execute.SPAWN_LOCK)
+                self.proc = subprocess.Popen([sys.executable, "-c", TORCH_SERVER, str(WARMUP), str(REPS)],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                             text=True, start_new_session=True)
+                own_child(self.proc.pid)  # a server of ours, not an orphan of a run (execute.kill_run)
         except OSError:
             self.proc = None
         self.ready = None
