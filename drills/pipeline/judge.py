@@ -156,6 +156,7 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
                 sim_runs += _replay_stopped_case(problem, sim_subject, env, runs, sim_runs, clock)
                 found = replay.findings(problem, shown, sim_runs, (sim_subject.test_binary, sim_subject.capi_library))
                 replay.attach(problem, result, found, runs)
+                replay.host_code_stop(problem, result, runs, sim_runs)
         hung = any(r.timed_out or _hung(r) for r in runs)
         if probe is not None:
             with clock.phase("probe-wait"):
