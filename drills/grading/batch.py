@@ -128,6 +128,8 @@ class Grader:
                 shutil.copy2(sub.source, file)
             for d in ("home", "tmp", "build"):
                 (work / d).mkdir()
+            result = work / sandbox.RESULT
+            result.write_bytes(b"")  # the one file the sandbox lets out (sandbox.wrap)
             spec = {
                 "problem": self.problem.number, "backend": self.backend, "file": str(file), "work": str(work),
                 "src_prefix": str(src), "display_prefix": "", "recipe": self.tmpl.recipe,
@@ -146,14 +148,19 @@ class Grader:
                         *(Path(p) for p in site.getsitepackages() + [site.getusersitepackages()])]
             done = sandbox.run_child(sandbox.child_argv(spec_path), work, self._env(work), wall, self.kind,
                                      readable, self.backend == "gpu", uuid.uuid4().hex, self._hidden_paths())
-            result = work / "result.json"
             if done.code is None:
                 return error(self.problem.number, say("grading.time-limit", seconds=wall), sub.file.name,
                              diagnosis="time-limit").to_dict()
-            if not result.is_file() or result.stat().st_size > RESULT_CAP:
+            try:
+                if not result.is_file() or not 0 < result.stat().st_size <= RESULT_CAP:
+                    raise ValueError("no result")
+                d = json.loads(result.read_text())
+                if not isinstance(d, dict) or d.get("status") not in ("pass", "fail", "error"):
+                    raise ValueError("not a result")
+                return d
+            except (OSError, ValueError):
                 return error(self.problem.number, say("grading.no-result", code=done.code), sub.file.name,
                              log=done.output[-4000:], diagnosis="grader-error").to_dict()
-            return json.loads(result.read_text())
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
