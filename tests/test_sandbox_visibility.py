@@ -150,3 +150,21 @@ def test_what_a_submission_writes_is_bounded_in_total_not_only_per_file(tmp_path
     assert on_disk < 2**20, f"{on_disk} bytes reached the disk"
     assert time.monotonic() - started < 60
 
+
+def test_memory_is_held_by_the_cgroup_on_either_backend(tmp_path):
+    """RLIMIT_AS is set on the simulator only (CUDA's driver reserves more address space than any
+    limit); the cgroup's memory limit holds for both, and for root."""
+    from drills.grading import cgroup
+    if os.geteuid() != 0:
+        pytest.skip("the cgroup memory limit is for a grader run as root")
+    probe = cgroup.create("probe-" + uuid.uuid4().hex, 8, 256 << 20)
+    assert probe is not None and probe.memory_max, "as root the grader must be able to limit memory here"
+    probe.kill()
+    work = tmp_path / "work"
+    work.mkdir()
+    grab = "b = bytearray(1 << 30); b[::4096] = b'x' * len(b[::4096]); print('allocated', len(b))"
+    started = time.monotonic()
+    done = sandbox.run_child([sys.executable, "-c", grab], work, {"PATH": os.environ["PATH"]}, 60, "rlimits", [],
+                             True, uuid.uuid4().hex, memory_mb=256)
+    assert "allocated" not in done.output and done.code not in (0, None), done.output
+    assert time.monotonic() - started < 30

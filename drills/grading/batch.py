@@ -147,7 +147,8 @@ class Grader:
             readable = [ROOT, self.tmpl.root, Path(sys.prefix), Path(sys.base_prefix),
                         *(Path(p) for p in site.getsitepackages() + [site.getusersitepackages()])]
             done = sandbox.run_child(sandbox.child_argv(spec_path), work, self._env(work), wall, self.kind,
-                                     readable, self.backend == "gpu", uuid.uuid4().hex, self._hidden_paths())
+                                     readable, self.backend == "gpu", uuid.uuid4().hex, self._hidden_paths(),
+                                     memory_mb=self.args.memory_mb)
             if done.code is None:
                 return error(self.problem.number, say("grading.time-limit", seconds=wall), sub.file.name,
                              diagnosis="time-limit").to_dict()

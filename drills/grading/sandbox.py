@@ -8,7 +8,8 @@ bwrap ends everything inside), killed with the grader.
 unshare-net (no bwrap, but util-linux unshare may take the network away): rlimits, no network.
 rlimits: CPU seconds, address space (sim only: CUDA's driver reserves more address space than any
 sensible limit), file size (which also caps output: see capped.py), processes, no core files.
-Where the grader may make a cgroup (root): processes limited there too (cgroup.py).
+Where the grader may make a cgroup (root): processes and memory limited there too, on both
+backends (cgroup.py).
 Without bwrap nothing stops a submission from writing where the grader's user may write (each
 file is capped, their total is not), or from using the network; the gradebook's `sandbox` column
 says which one ran.
@@ -203,7 +204,9 @@ def kill_tree(pid: int, token: str) -> None:
 
 
 def run_child(argv: list[str], work: Path, env: dict, wall_s: float, kind: str, readable: list[Path],
-              gpu: bool, token: str, hide: list[Path] = ()) -> Finished:
+              gpu: bool, token: str, hide: list[Path] = (), memory_mb: int | None = None) -> Finished:
+    """memory_mb: the submission's memory (its processes, and under bwrap the tmpfs it writes to,
+    which is added), held by the cgroup where there is one, on either backend."""
     if kind == "bwrap":
         cmd = wrap(argv, work, readable, gpu, hide)
     elif kind == "unshare-net":
@@ -213,7 +216,8 @@ def run_child(argv: list[str], work: Path, env: dict, wall_s: float, kind: str, 
     env = dict(env, DRILLS_GRADE_TOKEN=token)
     started = time.monotonic()
     log = work / "child.log"
-    group = cgroup.create(token, PIDS_MAX)
+    memory = ((memory_mb + (WRITABLE_MB if kind == "bwrap" else 0)) << 20) if memory_mb else None
+    group = cgroup.create(token, PIDS_MAX, memory)
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True,
