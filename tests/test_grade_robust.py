@@ -96,3 +96,29 @@ def test_feedback_shows_no_value_a_submission_chose():
     text = render(d, "en", [(130, 67)], "transpose")
     assert "130067" not in text and "7.0e+00" not in text and "130" not in text, text
     assert "expected 0.5" in text  # the judge's own values stay
+
+
+def test_a_result_file_is_the_childs_only_when_the_child_ended_normally(tmp_path, monkeypatch):
+    """A submission's process could write an all-pass result.json (the one file the sandbox lets
+    out) and kill the judging child before it wrote its own: no result, not a pass."""
+    from drills.grading import sandbox
+    from drills.grading.submissions import Submission
+    problem = manifest.find(manifest.load(), "78")
+    g = grader(tmp_path / "out", problem)
+    g.args = SimpleNamespace(timeout=10, build_timeout=10, lang="en", memory_mb=None)
+    g.tmpl = SimpleNamespace(recipe={}, reference_capi=tmp_path / "ref.so", root=tmp_path)
+    g.sim_threads = 1
+    forged = {"problem": 78, "status": "pass", "message": {"en": "forged", "zh": "forged"}, "tests": []}
+
+    def child(code):
+        def run_child(argv, work, env, wall, kind, readable, gpu, token, hide=(), memory_mb=None):
+            (work / sandbox.RESULT).write_text(json.dumps(forged))
+            return sandbox.Finished(code, 0.1, "")
+        return run_child
+    f = tmp_path / "c3_transpose.cu"
+    f.write_text("// mine\n")
+    sub = Submission("mine", f, f)
+    monkeypatch.setattr(sandbox, "run_child", child(-9))
+    assert g.run(sub)["status"] == "error"
+    monkeypatch.setattr(sandbox, "run_child", child(0))
+    assert g.run(sub)["status"] == "pass"  # the same file from a child that ended normally

@@ -153,6 +153,11 @@ class Grader:
                 return error(self.problem.number, say("grading.time-limit", seconds=wall), sub.file.name,
                              diagnosis="time-limit").to_dict()
             try:
+                # The child ends normally after writing the result. A submission's process runs as
+                # the same user in the same sandbox: if it wrote result.json and then killed the
+                # child, the file is not the child's.
+                if done.code != 0:
+                    raise ValueError("the child did not end normally")
                 if not result.is_file() or not 0 < result.stat().st_size <= RESULT_CAP:
                     raise ValueError("no result")
                 d = json.loads(result.read_text())
