@@ -8,6 +8,7 @@ process left behind.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -32,7 +33,9 @@ def hostile() -> Path:
     # a fixed path, rewritten only when it changes: the judge's build of it stays warm between runs
     path = ROOT / "build" / "attacks" / "c1_vector_add.cu"
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = wrong + f'\n#include "{ATTACK}"\n'
+    # the judge's build is stamped by this file's bytes, not its includes': name the attacks' version
+    version = hashlib.sha256(ATTACK.read_bytes()).hexdigest()[:16]
+    text = wrong + f'\n// attacks {version}\n#include "{ATTACK}"\n'
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
     judge(path)  # builds it: the time limits below are for warm judge calls
@@ -126,5 +129,8 @@ def test_the_hidden_cases_are_told_only_to_the_process_that_runs_them(hostile, m
     assert attacked and all(t["status"] == "fail" for t in attacked), told
     assert public and all(t["status"] == "pass" for t in public), [t for t in public if t["status"] != "pass"][:3]
     assert any(t["source"] == "pytest" for t in public)
-    assert r.status == "fail"
+    assert r.status != "pass"
+    # what went wrong shows only in the hidden cases (the wrong values, the write past c): every
+    # diagnosis is marked so, and the student's feedback names it without its facts
+    assert r.diagnoses and all(d.get("hidden") for d in r.diagnoses), r.diagnoses
     assert seconds < 150

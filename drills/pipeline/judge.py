@@ -153,6 +153,9 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
                 t["absent"] = True
         result.log = "\n".join(r.output for r in runs)[-execute.OUTPUT_CAP:]
         diagnose.from_runs(problem, result, runs, (subject.test_binary, subject.capi_library))
+        if hidden_run is not None:
+            _public_words(problem, result, [r for r in runs if r is not hidden_run],
+                          (subject.test_binary, subject.capi_library), extra_shapes)
         if side is not None:
             replay.gpu_stop_diagnosis(result, runs)
             with clock.phase("replay-wait"):
@@ -204,6 +207,24 @@ def _envs(backend: str, extra_shapes, seed: int | None) -> tuple[dict, dict | No
         **({"DRILLS_SEED": str(seed)} if seed is not None else {}),
     })
     return public, hidden
+
+
+def _public_words(problem, result: Result, public_runs: list, binaries, extra_shapes) -> None:
+    """A diagnosis speaks with the facts of the public cases only: those of the hidden cases (a
+    value written, an index, a count) are what a submission could choose to carry them out. One
+    the public cases also give takes their facts; one only the hidden cases give is marked
+    "hidden" (the student's feedback names it, nothing more: grading/feedback.py)."""
+    hidden = {tuple(s) for s in extra_shapes}
+    public = Result(problem=result.problem, file=result.file, backend=result.backend)
+    public.tests = [t for t in result.tests if tuple(t.get("shape") or ()) not in hidden]
+    diagnose.from_runs(problem, public, public_runs, binaries)
+    words = {d["id"]: d for d in public.diagnoses}
+    for d in result.diagnoses:
+        own = words.get(d["id"])
+        if own is None:
+            d["hidden"] = True
+        else:
+            d.update({k: own[k] for k in ("message", "facts", "file", "line") if k in own})
 
 
 def public_seed(seed: int) -> int:
