@@ -8,6 +8,7 @@ process left behind.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -32,7 +33,9 @@ def hostile() -> Path:
     # a fixed path, rewritten only when it changes: the judge's build of it stays warm between runs
     path = ROOT / "build" / "attacks" / "c1_vector_add.cu"
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = wrong + f'\n#include "{ATTACK}"\n'
+    # the judge's build is stamped by this file's bytes, not its includes': name the attacks' version
+    version = hashlib.sha256(ATTACK.read_bytes()).hexdigest()[:16]
+    text = wrong + f'\n// attacks {version}\n#include "{ATTACK}"\n'
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
     judge(path)  # builds it: the time limits below are for warm judge calls
@@ -102,4 +105,32 @@ def test_a_kernel_printing_without_end_keeps_the_judge_small(hostile):
     d, seconds = judge(hostile, "kernel-print")
     assert d["status"] == "error", d["message"]["en"]
     assert len(d.get("log", "")) < 200_000
+    assert seconds < 150
+
+
+def test_the_hidden_cases_are_told_only_to_the_process_that_runs_them(hostile, monkeypatch):
+    """A file that answers right unless its environment holds the grader's extra shapes or its
+    seed: the public cases and pytest pass (they are never told), the hidden ones fail (their
+    own process is). Before: every case was told, so a submission could carry them out."""
+    from drills import manifest
+    from drills.pipeline.judge import judge as judge_in_process
+    monkeypatch.setenv("DRILLS_ATTACK", "hidden-env")
+    monkeypatch.setenv("DRILLS_ATTACK_HIDDEN_SEED", "7")
+    monkeypatch.setenv("DRILLS_SIM_THREADS", "1")
+    hidden = (1, 5003)
+    started = time.monotonic()
+    r = judge_in_process(manifest.find(manifest.load(), "71"), hostile, "sim", extra_shapes=[hidden], seed=7,
+                         perf=False, timeout=120)
+    seconds = time.monotonic() - started
+    rows = [t for t in r.tests if t["status"] != "skip"]
+    told = [t for t in rows if tuple(t.get("shape") or ()) == hidden]
+    public = [t for t in rows if t not in told]
+    attacked = [t for t in told if t.get("variant") == "one_per_thread"]  # vector_add; the others are the reference's
+    assert attacked and all(t["status"] == "fail" for t in attacked), told
+    assert public and all(t["status"] == "pass" for t in public), [t for t in public if t["status"] != "pass"][:3]
+    assert any(t["source"] == "pytest" for t in public)
+    assert r.status != "pass"
+    # what went wrong shows only in the hidden cases (the wrong values, the write past c): every
+    # diagnosis is marked so, and the student's feedback names it without its facts
+    assert r.diagnoses and all(d.get("hidden") for d in r.diagnoses), r.diagnoses
     assert seconds < 150

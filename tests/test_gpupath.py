@@ -155,6 +155,38 @@ def test_the_gpus_hang_keeps_its_case_and_takes_the_replays_line():
     assert "kernel transpose_tiled_kernel never finished" in d["message"]["en"]
 
 
+def test_a_host_loop_that_never_ends_on_the_gpu_is_the_host_codes_not_a_kernels():
+    """Issue 16: the GPU's watchdog cannot tell a kernel from host code; the simulator's replay of
+    the case can (its watchdog stops every launch): it ran past its limit with no launch stopped."""
+    case = "C3/Transpose.MatchesHostReference/tiled_8192x8192"
+    gpu = Run(timed_out=True, running=case, stopped="stopped after 12 s", stopped_after=12.0)
+    r = _gpu_result("pass")
+    r.diagnose("timeout")
+    replay.gpu_stop_diagnosis(r, [gpu])
+    kernel_hang = Run(timed_out=True, running="C3/Transpose.MatchesHostReference/tiled_31x33",
+                      sim_events=[{"event": "launch", "errors": [{"kind": "watchdog", "line": 19}]}])
+    replay.host_code_stop(C3, r, [gpu], [kernel_hang])
+    assert "host code" not in say_en(r)  # the kernel's hang stays the kernel's
+    host_hang = Run(timed_out=True, running="C3/Transpose.MatchesHostReference/tiled_31x33", stopped="stopped after 60 s",
+                    sim_events=[{"event": "launch", "errors": []}])
+    replay.host_code_stop(C3, r, [gpu], [host_hang])
+    render_result(r, C3)
+    (d,) = [d for d in r.diagnoses if d["id"] == "timeout"]
+    assert "the host code did not finish" in d["message"]["en"] and "主机代码" in d["message"]["zh"]
+    assert "tiled_8192x8192" in d["message"]["en"] and "12 s" in d["message"]["en"]
+    other = Run(timed_out=True, running="C3/Transpose.MatchesHostReference/naive_31x33")  # another variant's
+    r2 = _gpu_result("pass")
+    r2.diagnose("timeout")
+    replay.gpu_stop_diagnosis(r2, [gpu])
+    replay.host_code_stop(C3, r2, [gpu], [other])
+    assert "host code" not in say_en(r2)
+
+
+def say_en(r) -> str:
+    render_result(r, C3)
+    return " ".join(d["message"]["en"] for d in r.diagnoses)
+
+
 def test_a_gpu_only_shape_is_replayed_at_the_public_shapes():
     assert replay.public_filter(C3, "C3/Transpose.MatchesHostReference/tiled_8192x8192") == \
         "C3/Transpose.MatchesHostReference/tiled_*"

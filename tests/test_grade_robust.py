@@ -96,3 +96,51 @@ def test_feedback_shows_no_value_a_submission_chose():
     text = render(d, "en", [(130, 67)], "transpose")
     assert "130067" not in text and "7.0e+00" not in text and "130" not in text, text
     assert "expected 0.5" in text  # the judge's own values stay
+
+
+def test_a_result_file_is_the_childs_only_when_the_child_ended_normally(tmp_path, monkeypatch):
+    """A submission's process could write an all-pass result.json (the one file the sandbox lets
+    out) and kill the judging child before it wrote its own: no result, not a pass."""
+    from drills.grading import sandbox
+    from drills.grading.submissions import Submission
+    problem = manifest.find(manifest.load(), "78")
+    g = grader(tmp_path / "out", problem)
+    g.args = SimpleNamespace(timeout=10, build_timeout=10, lang="en", memory_mb=None)
+    g.tmpl = SimpleNamespace(recipe={}, reference_capi=tmp_path / "ref.so", root=tmp_path)
+    g.sim_threads = 1
+    forged = {"problem": 78, "status": "pass", "message": {"en": "forged", "zh": "forged"}, "tests": []}
+
+    def child(code):
+        def run_child(argv, work, env, wall, kind, readable, gpu, token, hide=(), memory_mb=None):
+            (work / sandbox.RESULT).write_text(json.dumps(forged))
+            return sandbox.Finished(code, 0.1, "")
+        return run_child
+    f = tmp_path / "c3_transpose.cu"
+    f.write_text("// mine\n")
+    sub = Submission("mine", f, f)
+    monkeypatch.setattr(sandbox, "run_child", child(-9))
+    assert g.run(sub)["status"] == "error"
+    monkeypatch.setattr(sandbox, "run_child", child(0))
+    assert g.run(sub)["status"] == "pass"  # the same file from a child that ended normally
+
+
+def test_feedback_names_a_diagnosis_only_the_hidden_cases_gave_without_its_facts():
+    """An out-of-bounds index, a value, a line: facts of a hidden case a submission could choose
+    (the hidden shape encoded in the index it reads). The feedback names the diagnosis, nothing
+    more, and the verdict's words too when they are that diagnosis's."""
+    from drills.grading.feedback import render
+    leak = {"en": "out of bounds at index 4213067 (line 9)", "zh": "越界：下标 4213067（第 9 行）"}
+    d = {"problem": 78, "status": "fail", "message": leak, "backend": {"kind": "sim"},
+         "diagnoses": [{"id": "out-of-bounds", "message": leak, "facts": {"index": 4213067}, "file": "x.cu",
+                        "line": 9, "hidden": True}],
+         "tests": [],
+         "grading": {"submission": "eve", "hidden_case_names": ["Transpose.X/naive_130x67"],
+                     "scoring": {"score": 80, "max_score": 85,
+                                 "cases": {"passed": 1, "total": 2, "public_passed": 1, "public_total": 1,
+                                           "hidden_passed": 0, "hidden_total": 1},
+                                 "checks": {"passed": 0, "total": 0, "failed": []},
+                                 "perf": {"tier": None, "pct_copy_kernel": None}}}}
+    for lang in ("en", "zh"):
+        text = render(d, lang, [(130, 67)], "transpose")
+        assert "4213067" not in text and "line 9" not in text and "x.cu" not in text, text
+        assert "`out-of-bounds`" in text

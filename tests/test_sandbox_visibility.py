@@ -70,7 +70,9 @@ def test_an_include_of_the_reference_by_absolute_path_finds_nothing(course):
     (work / "t.cpp").write_text(f'#include "{ref}"\nint main() {{ return 0; }}\n')
     hide = [*(p for p in (ROOT / "solutions").rglob("*") if p.is_file()), out, subs, hidden]
     cxx = shutil.which("g++") or shutil.which("c++")
-    text = run_in_sandbox(work, f"{cxx} -E t.cpp -o t.i && grep -c __global__ t.i || echo NO-KERNEL-SOURCE", hide)
+    (work / "src").mkdir()
+    (work / "t.cpp").rename(work / "src" / "t.cpp")  # where the grader puts a submission
+    text = run_in_sandbox(work, f"{cxx} -E src/t.cpp -o t.i && grep -c __global__ t.i || echo NO-KERNEL-SOURCE", hide)
     assert "NO-KERNEL-SOURCE" in text, text
 
 
@@ -121,15 +123,48 @@ def _tagged(p, token) -> bool:
 
 
 def test_what_a_submission_writes_is_bounded_in_total_not_only_per_file(tmp_path):
+    """Every place a submission can write under bwrap: its folder (the working directory), HOME,
+    TMPDIR, the build folder, /tmp and /dev/shm (a fresh /dev has one as large as half the RAM).
+    Each fills up at its tmpfs's limit; together they stay within sandbox.WRITABLE_MB, and nothing
+    but result.json reaches the disk."""
     work = tmp_path / "work"
-    for d in ("home", "tmp", "build"):
+    for d in ("home", "tmp", "build", "src"):
         (work / d).mkdir(parents=True)
-    fill = ("for d in /tmp {w}/home {w}/tmp {w}/build; do i=0; while [ $i -lt 40 ]; do "
+    (work / "spec.json").write_text("{}")
+    (work / sandbox.RESULT).write_bytes(b"")
+    places = ["/tmp", "/dev/shm", str(work), f"{work}/home", f"{work}/tmp", f"{work}/build"]
+    fill = ("for d in {places}; do i=0; while [ $i -lt 40 ]; do "
             "head -c 50000000 /dev/zero > $d/f$i 2>/dev/null || break; i=$((i+1)); done; "
-            "echo $d: $(du -sm $d | cut -f1); done").format(w=work)
+            "echo $d: $(du -sm $d | cut -f1); done; echo all: $(du -smc {w} /tmp /dev/shm | tail -1 | cut -f1); "
+            "echo result > {w}/result.json; echo forged > {w}/spec.json 2>/dev/null || echo spec-read-only"
+            ).format(places=" ".join(places), w=work)
+    started = time.monotonic()
     text = run_in_sandbox(work, fill, [])
     sizes = dict(line.rsplit(": ", 1) for line in text.strip().splitlines() if ": " in line)
-    assert len(sizes) == 4, text
-    assert all(int(mb) <= 1100 for mb in sizes.values()), sizes
-    assert int(sizes["/tmp"]) <= 260, sizes
-    assert sum(f.stat().st_size for f in work.rglob("*") if f.is_file()) < 2**20  # nothing reached the disk
+    assert set(places) | {"all"} <= set(sizes), text
+    assert int(sizes["all"]) <= sandbox.WRITABLE_MB + 16, sizes
+    assert int(sizes["/tmp"]) <= sandbox.TMP_MB + 4 and int(sizes["/dev/shm"]) <= sandbox.SHM_MB + 4, sizes
+    assert "spec-read-only" in text and (work / "spec.json").read_text() == "{}"
+    assert (work / sandbox.RESULT).read_text() == "result\n"  # the one way out
+    on_disk = sum(f.stat().st_size for f in work.rglob("*") if f.is_file() and f.name != "child.log")
+    assert on_disk < 2**20, f"{on_disk} bytes reached the disk"
+    assert time.monotonic() - started < 60
+
+
+def test_memory_is_held_by_the_cgroup_on_either_backend(tmp_path):
+    """RLIMIT_AS is set on the simulator only (CUDA's driver reserves more address space than any
+    limit); the cgroup's memory limit holds for both, and for root."""
+    from drills.grading import cgroup
+    if os.geteuid() != 0:
+        pytest.skip("the cgroup memory limit is for a grader run as root")
+    probe = cgroup.create("probe-" + uuid.uuid4().hex, 8, 256 << 20)
+    assert probe is not None and probe.memory_max, "as root the grader must be able to limit memory here"
+    probe.kill()
+    work = tmp_path / "work"
+    work.mkdir()
+    grab = "b = bytearray(1 << 30); b[::4096] = b'x' * len(b[::4096]); print('allocated', len(b))"
+    started = time.monotonic()
+    done = sandbox.run_child([sys.executable, "-c", grab], work, {"PATH": os.environ["PATH"]}, 60, "rlimits", [],
+                             True, uuid.uuid4().hex, memory_mb=256)
+    assert "allocated" not in done.output and done.code not in (0, None), done.output
+    assert time.monotonic() - started < 30

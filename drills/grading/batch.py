@@ -128,6 +128,8 @@ class Grader:
                 shutil.copy2(sub.source, file)
             for d in ("home", "tmp", "build"):
                 (work / d).mkdir()
+            result = work / sandbox.RESULT
+            result.write_bytes(b"")  # the one file the sandbox lets out (sandbox.wrap)
             spec = {
                 "problem": self.problem.number, "backend": self.backend, "file": str(file), "work": str(work),
                 "src_prefix": str(src), "display_prefix": "", "recipe": self.tmpl.recipe,
@@ -138,20 +140,33 @@ class Grader:
             spec_path = work / "spec.json"
             spec_path.write_text(json.dumps(spec))
             wall = self.args.build_timeout + self.args.timeout + 30
+            if self.hidden.shapes:
+                wall += self.args.timeout  # the hidden cases run in a test process of their own
             if self.backend == "gpu":
                 wall += self.args.timeout  # timing a passing submission
             readable = [ROOT, self.tmpl.root, Path(sys.prefix), Path(sys.base_prefix),
                         *(Path(p) for p in site.getsitepackages() + [site.getusersitepackages()])]
             done = sandbox.run_child(sandbox.child_argv(spec_path), work, self._env(work), wall, self.kind,
-                                     readable, self.backend == "gpu", uuid.uuid4().hex, self._hidden_paths())
-            result = work / "result.json"
+                                     readable, self.backend == "gpu", uuid.uuid4().hex, self._hidden_paths(),
+                                     memory_mb=self.args.memory_mb)
             if done.code is None:
                 return error(self.problem.number, say("grading.time-limit", seconds=wall), sub.file.name,
                              diagnosis="time-limit").to_dict()
-            if not result.is_file() or result.stat().st_size > RESULT_CAP:
+            try:
+                # The child ends normally after writing the result. A submission's process runs as
+                # the same user in the same sandbox: if it wrote result.json and then killed the
+                # child, the file is not the child's.
+                if done.code != 0:
+                    raise ValueError("the child did not end normally")
+                if not result.is_file() or not 0 < result.stat().st_size <= RESULT_CAP:
+                    raise ValueError("no result")
+                d = json.loads(result.read_text())
+                if not isinstance(d, dict) or d.get("status") not in ("pass", "fail", "error"):
+                    raise ValueError("not a result")
+                return d
+            except (OSError, ValueError):
                 return error(self.problem.number, say("grading.no-result", code=done.code), sub.file.name,
                              log=done.output[-4000:], diagnosis="grader-error").to_dict()
-            return json.loads(result.read_text())
         finally:
             shutil.rmtree(work, ignore_errors=True)
 

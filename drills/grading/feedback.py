@@ -44,9 +44,13 @@ def render(d: dict, lang: str, hidden_shapes, title: str) -> str:
     s = lambda v: scrub(text(v, lang), w["hidden_shape"])  # noqa: E731
     backend = d.get("backend") or {}
     device = w["sim"] if backend.get("kind") == "sim" else backend.get("device") or backend.get("kind") or "-"
+    # A diagnosis only the hidden cases gave (judge.py _public_words): its name, never its facts,
+    # which the submission could have chosen; nor the verdict's words when they are its words.
+    hidden_words = [x["message"] for x in d.get("diagnoses", []) if x.get("hidden")]
+    verdict = w["hidden_verdict"] if d.get("message") in hidden_words else s(d.get("message"))
     lines = [f"# #{d.get('problem')} {title}: {g['submission']}", "",
              f"**{w['result']}: {w[d['status']]}** · {w['score']} {sc['score']:g} / {sc['max_score']:g} · "
-             f"{w['on']} {device}", "", s(d.get("message")), "",
+             f"{w['on']} {device}", "", verdict, "",
              f"| {w['part']} | {w['outcome']} |", "|---|---|"]
     c = sc["cases"]
     lines.append(f"| {w['public']} | {c['public_passed']} / {c['public_total']} |")
@@ -69,6 +73,9 @@ def render(d: dict, lang: str, hidden_shapes, title: str) -> str:
     if d.get("diagnoses"):
         lines += ["", f"## {w['why']}", ""]
         for diag in d["diagnoses"][:5]:
+            if diag.get("hidden"):
+                lines.append(f"- `{diag['id']}`: {w['hidden_diagnosis']}")
+                continue
             where = f" ({diag.get('file')}:{diag['line']})" if diag.get("line") else ""
             lines.append(f"- `{diag['id']}`{where}: {s(diag['message'])}")
 

@@ -1,14 +1,18 @@
 """One submission's process tree: bubblewrap when it works here, rlimits always, a wall-time limit,
 and a kill that reaches every process the submission started.
 
-bwrap: the whole file system read-only, /tmp empty, the submission's private folder (and nothing
-else) writable, fresh /dev (the GPU's device nodes on the gpu backend), no network, its own PID
-namespace (so killing bwrap ends everything inside), killed with the grader.
+bwrap: the whole file system read-only, /tmp, /dev/shm and the submission's private folder
+size-limited tmpfs (a total limit on what it writes; only result.json reaches the grader), fresh
+/dev (the GPU's device nodes on the gpu backend), no network, its own PID namespace (so killing
+bwrap ends everything inside), killed with the grader.
 unshare-net (no bwrap, but util-linux unshare may take the network away): rlimits, no network.
 rlimits: CPU seconds, address space (sim only: CUDA's driver reserves more address space than any
 sensible limit), file size (which also caps output: see capped.py), processes, no core files.
-Without bwrap nothing stops a submission from writing where the grader's user may write, or from
-using the network; the gradebook's `sandbox` column says which one ran.
+Where the grader may make a cgroup (root): processes and memory limited there too, on both
+backends (cgroup.py).
+Without bwrap nothing stops a submission from writing where the grader's user may write (each
+file is capped, their total is not), or from using the network; the gradebook's `sandbox` column
+says which one ran.
 """
 
 from __future__ import annotations
@@ -77,7 +81,12 @@ def pick(requested: str, gpu: bool) -> tuple[str, str]:
 
 HOMES = (Path("/root"), Path("/home"))
 TMP_MB = 256
-WORK_TMPFS_MB = {"home": 256, "tmp": 256, "build": 1024}  # the child's HOME, TMPDIR and build folder
+SHM_MB = 64
+# The child's folder: its HOME, TMPDIR, build folder and whatever else it writes there, in total.
+WORK_MB = 1536
+WRITABLE_MB = TMP_MB + SHM_MB + WORK_MB  # all a submission can write under bwrap (and result.json, one file)
+GRADER_FILES = ("src", "spec.json", ".empty")  # what the grader put in the folder: read-only inside
+RESULT = "result.json"  # the one file of the folder the child writes for the grader (RLIMIT_FSIZE bounds it)
 
 
 def _sized(path: str, mb: int) -> list[str]:
@@ -90,8 +99,11 @@ def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool, hide: lis
     folder, the hidden-cases file). Home folders are emptied too, except the paths in `readable`
     under them (a Python installed in a home folder). A hidden file stays where it was, empty
     (an empty file bound over it), so what checks that it exists still finds it."""
+    # /dev/shm: a fresh /dev has one as large as half the RAM, and the GPU's bound /dev the host's
+    # own, shared with every other process: both replaced by a small one of the submission's own.
     cmd = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--proc", "/proc",
-           *(["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]), *_sized("/tmp", TMP_MB)]
+           *(["--dev-bind", "/dev", "/dev"] if gpu else ["--dev", "/dev"]), *_sized("/dev/shm", SHM_MB),
+           *_sized("/tmp", TMP_MB)]
     for home in HOMES:
         if home.is_dir() and not _inside(work, home):
             cmd += ["--tmpfs", str(home)]
@@ -112,10 +124,18 @@ def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool, hide: lis
         if path.exists() and any(path != h and _inside(path, h) for h in hide if h.is_dir()):
             cmd += ["--ro-bind", str(path), str(path)]
     if str(work) != "/":
-        cmd += ["--bind", str(work), str(work)]
-        for name, mb in WORK_TMPFS_MB.items():  # where a submission's own processes write: bounded in total
+        # The folder is a size-limited tmpfs (one limit on everything written there, not one per
+        # file) holding the grader's files read-only and the result file; nothing else written
+        # in it reaches the disk.
+        cmd += _sized(str(work), WORK_MB)
+        for name in GRADER_FILES:
+            if (work / name).exists():
+                cmd += ["--ro-bind", str(work / name), str(work / name)]
+        if (work / RESULT).is_file():
+            cmd += ["--bind", str(work / RESULT), str(work / RESULT)]
+        for name in ("home", "tmp", "build"):
             if (work / name).is_dir():
-                cmd += _sized(str(work / name), mb)
+                cmd += ["--dir", str(work / name)]
     cmd += ["--unshare-all", "--die-with-parent", "--new-session", "--chdir", str(work), "--", *argv]
     return cmd
 
@@ -184,7 +204,9 @@ def kill_tree(pid: int, token: str) -> None:
 
 
 def run_child(argv: list[str], work: Path, env: dict, wall_s: float, kind: str, readable: list[Path],
-              gpu: bool, token: str, hide: list[Path] = ()) -> Finished:
+              gpu: bool, token: str, hide: list[Path] = (), memory_mb: int | None = None) -> Finished:
+    """memory_mb: the submission's memory (its processes, and under bwrap the tmpfs it writes to,
+    which is added), held by the cgroup where there is one, on either backend."""
     if kind == "bwrap":
         cmd = wrap(argv, work, readable, gpu, hide)
     elif kind == "unshare-net":
@@ -194,7 +216,8 @@ def run_child(argv: list[str], work: Path, env: dict, wall_s: float, kind: str, 
     env = dict(env, DRILLS_GRADE_TOKEN=token)
     started = time.monotonic()
     log = work / "child.log"
-    group = cgroup.create(token, PIDS_MAX)
+    memory = ((memory_mb + (WRITABLE_MB if kind == "bwrap" else 0)) << 20) if memory_mb else None
+    group = cgroup.create(token, PIDS_MAX, memory)
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True,

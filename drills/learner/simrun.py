@@ -15,6 +15,8 @@ SIM_RUN = ROOT / "sim" / "runtime" / "sim_run.py"
 def add_arguments(p) -> None:
     p.add_argument("program", help="a .cu file with a main()")
     p.add_argument("--json", help="write {version, exit_code, launches} here ('-' for stdout)")
+    p.add_argument("--timeout", type=float, default=600.0,
+                   help="seconds the program may run (default 600); then it is stopped, exit code 124")
 
 
 def main(args) -> int:
@@ -31,4 +33,5 @@ def main(args) -> int:
     argv = [str(program), "--lib-dir", str(lib_dir)]
     if args.json:
         argv += ["--json", args.json]
+    argv += ["--timeout", str(args.timeout)]
     return sim_run["main"](argv + ["--", *args.passthrough])

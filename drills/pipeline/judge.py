@@ -79,10 +79,7 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
     device = gpu_name() if backend == "gpu" else "drills simulator"
     subject = builder.subject_for(problem, file, backend, build_root)
     on_gpu = backend == "gpu"
-    env = execute.base_env(backend, {
-        "DRILLS_EXTRA_SHAPES": ",".join("x".join(str(d) for d in shape) for shape in extra_shapes),
-        **({"DRILLS_SEED": str(seed)} if seed is not None else {}),
-    })
+    env, hidden_env = _envs(backend, extra_shapes, seed)
     shards = gtestrun.default_shards(backend)
     pool = ThreadPoolExecutor(max_workers=6, thread_name_prefix="drills-judge")
     torch_timer = None
@@ -127,15 +124,23 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
                  if problem.checks else None)
         with clock.phase("tests"):
             runs = [gtestrun.run(subject.test_binary, env, limits, problem.diagnosis.evidence, shards=shards)]
+        hidden_run = None
         if runs[0].timed_out or runs[0].crashed or _hung(runs[0]):
-            stop_pytest.set()  # it would only hang or crash the same way
-        elif run_pytest and pytest_file and not side_by_side:
-            pytest_run = start_pytest()
+            stop_pytest.set()  # it would only hang or crash the same way (and the hidden cases stay unrun)
+        else:
+            if hidden_env is not None:
+                with clock.phase("hidden"):
+                    hidden_run = gtestrun.run(subject.test_binary, hidden_env, limits, problem.diagnosis.evidence,
+                                              gtest_filter=hidden_filter(extra_shapes), shards=shards)
+            if run_pytest and pytest_file and not side_by_side:
+                pytest_run = start_pytest()
         if pytest_run is not None:
             with clock.phase("pytest-wait"):
                 pytest_result = pytest_run.result()
             if not (runs[0].timed_out or runs[0].crashed or _hung(runs[0])):
                 runs.append(pytest_result)
+        if hidden_run is not None:
+            runs.append(hidden_run)
         _record_reference_time(problem, subject, runs, device, shards)
         if on_gpu:  # a GPU reports no simulator events (the stand-in's are not evidence either)
             for run in runs:
@@ -147,7 +152,7 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
             if t["status"] == "skip" and not verdict.is_contract_case(t, problem):
                 t["absent"] = True
         result.log = "\n".join(r.output for r in runs)[-execute.OUTPUT_CAP:]
-        found, simulated = [], []
+        found, simulated, sim_runs, sim_subject = [], [], [], None
         if side is not None:  # the replay first: a root cause it finds decides which rows the rules read
             with clock.phase("replay-wait"):
                 sim_subject, sim_runs = side.result()
@@ -157,9 +162,14 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
                 simulated = _simulated_rows(sim_runs)
         with symptoms.reading(result, symptoms.rows_to_read(result.tests, simulated, found)):
             diagnose.from_runs(problem, result, runs, (subject.test_binary, subject.capi_library))
+        if hidden_run is not None:
+            _public_words(problem, result, [r for r in runs if r is not hidden_run],
+                          (subject.test_binary, subject.capi_library), extra_shapes)
         if side is not None:
             replay.gpu_stop_diagnosis(result, runs)
             replay.attach(problem, result, found, runs)
+            if sim_subject is not None:
+                replay.host_code_stop(problem, result, runs, sim_runs)
         hung = any(r.timed_out or _hung(r) for r in runs)
         if probe is not None:
             with clock.phase("probe-wait"):
@@ -184,6 +194,62 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
         if torch_timer is not None:
             torch_timer.close()
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _envs(backend: str, extra_shapes, seed: int | None) -> tuple[dict, dict | None]:
+    """(public, hidden): a grader's hidden cases (its extra shapes and seed) run in a test process
+    of their own, the only one that is told them. Every other process of the submission (the
+    public cases, pytest, the probe, a GPU's simulator run) never has them in its environment, so
+    nothing it prints, fails on or writes can carry them out (issue 16). Those runs get a seed
+    derived from the hidden one: as unknown to the student, and not the hidden one."""
+    public = execute.base_env(backend, {"DRILLS_EXTRA_SHAPES": ""})
+    if seed is not None:
+        public["DRILLS_SEED"] = str(public_seed(seed))
+    if not extra_shapes:
+        return public, None
+    hidden = execute.base_env(backend, {
+        "DRILLS_EXTRA_SHAPES": ",".join("x".join(str(d) for d in shape) for shape in extra_shapes),
+        **({"DRILLS_SEED": str(seed)} if seed is not None else {}),
+    })
+    return public, hidden
+
+
+def _public_words(problem, result: Result, public_runs: list, binaries, extra_shapes) -> None:
+    """A diagnosis speaks with the facts of the public cases only: those of the hidden cases (a
+    value written, an index, a count) are what a submission could choose to carry them out. One
+    the public cases also give takes their facts; one only the hidden cases give is marked
+    "hidden" (the student's feedback names it, nothing more: grading/feedback.py)."""
+    hidden = {tuple(s) for s in extra_shapes}
+    public = Result(problem=result.problem, file=result.file, backend=result.backend)
+    public.tests = [t for t in result.tests if tuple(t.get("shape") or ()) not in hidden]
+    diagnose.from_runs(problem, public, public_runs, binaries)
+    words = {d["id"]: d for d in public.diagnoses}
+    for d in result.diagnoses:
+        own = words.get(d["id"])
+        if own is None:
+            d["hidden"] = True
+        else:
+            d.update({k: own[k] for k in ("message", "facts", "file", "line") if k in own})
+
+
+def public_seed(seed: int) -> int:
+    """The public cases' seed when grading: fixed by the hidden one, telling nothing about it."""
+    import hashlib
+    return int.from_bytes(hashlib.sha256(f"drills-public-seed:{seed}".encode()).digest()[:4], "little")
+
+
+def hidden_filter(extra_shapes) -> str:
+    """A GoogleTest filter for the cases of the extra shapes only: their names end in _MxN
+    (tests/support/drills_test.h shape_name), or _1xL for a problem that takes a length
+    (L = M*N); a public shape is never a hidden one (hidden.py)."""
+    patterns = []
+    for shape in extra_shapes:
+        patterns.append("*_" + "x".join(str(d) for d in shape))
+        length = 1
+        for d in shape:
+            length *= d
+        patterns.append(f"*_1x{length}")
+    return ":".join(dict.fromkeys(patterns))
 
 
 def _limits(backend: str, timeout: float | None, reference: dict | None) -> gtestrun.Limits:

@@ -107,6 +107,27 @@ def gpu_stop_diagnosis(result: Result, runs: list) -> None:
             return
 
 
+def host_code_stop(problem: Problem, result: Result, gpu_runs: list, sim_runs: list) -> None:
+    """The GPU's watchdog stopped a case, and the simulator, running that case, ran past its limit
+    too with no launch stopped by its own watchdog (which stops every launch in its time): what did
+    not finish was the host code, not a kernel. Said so, instead of the GPU's words, which point
+    at the kernel (issue 16)."""
+    gpu = next((r for r in gpu_runs if r.timed_out and r.running), None)
+    if gpu is None:
+        return
+    variant = gpu.running.rsplit("_", 1)[0] + "_"
+    for run in sim_runs:
+        stopped = run.timed_out and run.stopped != "cancelled" and \
+            (run.running == gpu.running or run.running.startswith(variant))
+        kernel_stop = any(e.get("kind") in ("watchdog", "deadlock") for ev in run.sim_events for e in ev.get("errors", []))
+        if stopped and not kernel_stop:
+            result.diagnoses[:] = [d for d in result.diagnoses if d["id"] != "timeout"]
+            result.diagnose("timeout", key="diagnosis.timeout-gpu-host", case=_short(gpu.running),
+                            seconds=gpu.stopped_after)
+            diagnose.order(problem, result)
+            return
+
+
 def defects_in_passing_cases(result: Result) -> list[dict]:
     """Replay findings the GPU's outputs did not show."""
     return [d for d in result.diagnoses if d.get("replay") and d["id"] in DEFECTS]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import selectors
 import signal
 import subprocess
 import sys
@@ -19,6 +20,10 @@ from ..result import error
 
 DEFAULT_TIMEOUT_S = 300.0
 LOG_TAIL = 8000
+# The judge's JSON on stdout: its log is capped at 64 KiB and its rows are a few hundred, so a
+# result is well under a megabyte. More than this is no result, and is not kept.
+RESULT_LIMIT = 16 * 2**20
+DRAIN_S = 2.0  # after the judge ended: how long what it left behind may hold its pipes open
 
 
 def judge_command() -> list[str]:
@@ -102,24 +107,72 @@ class JudgeRunner:
         with self._guard:
             self._procs.add(proc)
         try:
-            out, err = proc.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            try:  # what the judge left (a daemon of the learner's file) may hold the pipes: no wait without end
-                out, err = proc.communicate(timeout=5)
+            out, err, why = _collect(proc, limit)
+            if why:
+                _kill_group(proc)
+            try:
+                proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 proc.kill()
-                out, err = b"", b""
-            r = _error(number, shown, say("web-judge.time-limit", seconds=limit), _tail(out, err), "timeout")
-            r["seconds"] = round(time.monotonic() - started, 2)
-            return r
         finally:
             with self._guard:
                 self._procs.discard(proc)
+        if why == "timeout":
+            r = _error(number, shown, say("web-judge.time-limit", seconds=limit), _tail(out, err), "timeout")
+            r["seconds"] = round(time.monotonic() - started, 2)
+            return r
+        if why == "output":
+            return _error(number, shown, say("web-judge.output-limit", mib=RESULT_LIMIT >> 20), _tail(out[-LOG_TAIL:], err),
+                          "output-limit")
         result = _parse(out)
         if result is None:
             return _error(number, shown, say("web-judge.no-result", code=proc.returncode), _tail(out, err))
         return result
+
+
+def _collect(proc: subprocess.Popen, limit_s: float) -> tuple[bytes, bytes, str]:
+    """The judge's stdout (whole, up to RESULT_LIMIT) and the tail of its stderr, read while they
+    come, with a deadline on every wait; and why reading stopped early: "timeout", "output" (more
+    than RESULT_LIMIT), or "" (the judge ended; a daemon it left holding the pipes is not waited
+    for longer than DRAIN_S)."""
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ, "out")
+    sel.register(proc.stderr, selectors.EVENT_READ, "err")
+    out, err = bytearray(), bytearray()
+    deadline = time.monotonic() + limit_s
+    ended = None
+    why = ""
+    streams = 2
+    try:
+        while streams and not why:
+            now = time.monotonic()
+            if ended is None and proc.poll() is not None:
+                ended = now
+            if ended is not None and now > ended + DRAIN_S:
+                break
+            if ended is None and now > deadline:
+                why = "timeout"
+                break
+            until = min(deadline, ended + DRAIN_S if ended is not None else deadline, now + 0.2)
+            for key, _ in sel.select(max(0.0, until - now)):
+                chunk = os.read(key.fileobj.fileno(), 1 << 16)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    streams -= 1
+                elif key.data == "out":
+                    out += chunk
+                    if len(out) > RESULT_LIMIT:
+                        why = "output"
+                        del out[:-LOG_TAIL]
+                        break
+                else:
+                    err += chunk
+                    del err[:-LOG_TAIL]
+    finally:
+        sel.close()
+        proc.stdout.close()
+        proc.stderr.close()
+    return bytes(out), bytes(err), why
 
 
 def _parse(out: bytes):

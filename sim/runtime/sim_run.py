@@ -49,12 +49,23 @@ def build_command(source: Path, output: Path, lib_dir: Path, extra: list[str] | 
             f"-L{lib_dir}", "-ldrills_cudart_sim", "-Xlinker", f"-rpath,{lib_dir}"]
 
 
-def read_report(path: Path) -> list[dict]:
-    """The JSON lines the library appended; a torn last line (a killed process) is skipped."""
+REPORT_LIMIT = 16 * 2**20   # bytes of the report read: a program that launches without end stops counting here
+RECORD_LIMIT = 20000        # records kept (launches and events)
+RUN_TIMEOUT = 600.0         # seconds a program may run (--timeout); then it and what it started are killed
+BUILD_TIMEOUT = 600.0
+
+
+def read_report(path: Path, limit: int = REPORT_LIMIT) -> list[dict]:
+    """The JSON lines the library appended: the first RECORD_LIMIT of those in its first `limit`
+    bytes; a torn last line (a killed process, or the limit) is skipped."""
     records = []
     if not path.exists():
         return records
-    for line in path.read_text(errors="replace").splitlines():
+    with open(path, "rb") as f:
+        data = f.read(limit)
+    for line in data.decode(errors="replace").splitlines():
+        if len(records) >= RECORD_LIMIT:
+            break
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError:
@@ -87,15 +98,32 @@ def predict(result: dict, executable: Path, gpu: str = "H200") -> dict:
 def run(executable: Path, args: list[str], env: dict | None = None, timeout: float | None = None,
         **popen) -> dict:
     """Runs the built program with a fresh report file; its output goes where popen says
-    (by default, this process's stdout and stderr)."""
+    (by default, this process's stdout and stderr: passed through, never read into memory; a
+    kernel's printf is capped by the simulator). After `timeout` seconds (exit code 124), or an
+    interrupt, the program and everything it started in its session are killed."""
     with tempfile.TemporaryDirectory(prefix="drills-sim-run-") as tmp:
         report = Path(tmp) / "report.jsonl"
         env = dict(os.environ if env is None else env, DRILLS_SIM_REPORT=str(report))
+        proc = subprocess.Popen([str(executable), *args], env=env, start_new_session=True, **popen)
         try:
-            code = subprocess.run([str(executable), *args], env=env, timeout=timeout, **popen).returncode
+            code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             code = 124
+        finally:  # also on Ctrl-C: the program has a session of its own, the terminal's signal misses it
+            _kill_session(proc)
         return result_from_report(code, read_report(report))
+
+
+def _kill_session(proc: subprocess.Popen) -> None:
+    import signal
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,19 +137,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lib-dir", type=Path, default=os.environ.get("DRILLS_SIM_LIB_DIR"))
     parser.add_argument("--json", type=Path, help="write the result object here ('-': stdout)")
     parser.add_argument("--nvcc-flag", action="append", default=[], help="extra nvcc flag")
+    parser.add_argument("--timeout", type=float, default=RUN_TIMEOUT,
+                        help=f"seconds the program may run (default {RUN_TIMEOUT:g}; exit code 124 after)")
     opts = parser.parse_args(argv)
     if not opts.lib_dir or not (Path(opts.lib_dir) / "libdrills_cudart_sim.so").exists():
         parser.error("--lib-dir (or DRILLS_SIM_LIB_DIR) must name the folder of libdrills_cudart_sim.so")
 
     with tempfile.TemporaryDirectory(prefix="drills-sim-build-") as tmp:
         exe = Path(tmp) / opts.program.stem
-        build = subprocess.run(build_command(opts.program, exe, opts.lib_dir, opts.nvcc_flag),
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if build.returncode != 0:
-            sys.stderr.write(build.stdout)
-            sys.stderr.write(f"sim-run: nvcc failed to build {opts.program}\n")
+        log = Path(tmp) / "nvcc.log"  # a file, not a pipe read into memory
+        with open(log, "wb") as sink:
+            try:
+                code = subprocess.run(build_command(opts.program, exe, opts.lib_dir, opts.nvcc_flag), stdout=sink,
+                                      stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT).returncode
+            except subprocess.TimeoutExpired:
+                code = None
+        if code != 0:
+            with open(log, "rb") as f:
+                sys.stderr.write(f.read(64 * 1024).decode(errors="replace"))
+            why = f"did not finish in {BUILD_TIMEOUT:g} s" if code is None else "failed"
+            sys.stderr.write(f"sim-run: nvcc {why} to build {opts.program}\n")
             return EXIT_BUILD_FAILED
-        result = predict(run(exe, program_args), exe)
+        result = predict(run(exe, program_args, timeout=opts.timeout), exe)
 
     if opts.json:
         text = json.dumps(result, indent=1)
