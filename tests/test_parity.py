@@ -206,7 +206,15 @@ def test_the_recording_is_the_golden_case_on_the_simulator(path):
     assert _ids(r) == (want["status"], want["diagnoses"])
 
 
-@pytest.mark.parametrize("path", RECORDINGS, ids=[p.stem for p in RECORDINGS])
+# Rules changed since the H200 run, so the old answer no longer follows from the same rows:
+# G1's module now names fragment-layout-wrong when only random-input cases fail (the audit of
+# issue 13, after the run). Without the replay's root cause the GPU's rows would now read as that
+# id; the symptoms rule is what keeps the answer the simulator's (the test below).
+RULES_CHANGED_SINCE_THE_RUN = {"g1-cp-async-read-before-wait"}
+
+
+@pytest.mark.parametrize("path", [p for p in RECORDINGS if p.stem not in RULES_CHANGED_SINCE_THE_RUN],
+                         ids=[p.stem for p in RECORDINGS if p.stem not in RULES_CHANGED_SINCE_THE_RUN])
 def test_the_gpu_rows_reproduce_what_the_h200_said(path):
     doc = json.loads(path.read_text(encoding="utf-8"))
     h200 = doc["gpu"]["h200"]
