@@ -126,7 +126,8 @@ def test_what_a_submission_writes_is_bounded_in_total_not_only_per_file(tmp_path
     """Every place a submission can write under bwrap: its folder (the working directory), HOME,
     TMPDIR, the build folder, /tmp and /dev/shm (a fresh /dev has one as large as half the RAM).
     Each fills up at its tmpfs's limit; together they stay within sandbox.WRITABLE_MB, and nothing
-    but result.json reaches the disk."""
+    but result.json reaches the disk. du stays on each place's own file system (-x): a checkout under
+    /tmp (a CI clone) is bound read-only inside the sandbox's /tmp and is not the submission's writing."""
     work = tmp_path / "work"
     for d in ("home", "tmp", "build", "src"):
         (work / d).mkdir(parents=True)
@@ -135,7 +136,7 @@ def test_what_a_submission_writes_is_bounded_in_total_not_only_per_file(tmp_path
     places = ["/tmp", "/dev/shm", str(work), f"{work}/home", f"{work}/tmp", f"{work}/build"]
     fill = ("for d in {places}; do i=0; while [ $i -lt 40 ]; do "
             "head -c 50000000 /dev/zero > $d/f$i 2>/dev/null || break; i=$((i+1)); done; "
-            "echo $d: $(du -sm $d | cut -f1); done; echo all: $(du -smc {w} /tmp /dev/shm | tail -1 | cut -f1); "
+            "echo $d: $(du -smx $d | cut -f1); done; echo all: $(du -smcx {w} /tmp /dev/shm | tail -1 | cut -f1); "
             "echo result > {w}/result.json; echo forged > {w}/spec.json 2>/dev/null || echo spec-read-only"
             ).format(places=" ".join(places), w=work)
     started = time.monotonic()
