@@ -73,7 +73,10 @@ def repo(tmp_path_factory) -> tuple[Path, Path]:
 def snapshot(root: Path) -> dict:
     out = {}
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in (".git", "__pycache__", ".pytest_cache")]
+        # Python's bytecode caches are not the grader's writing: __pycache__ beside the sources, or
+        # build/pycache where drills keeps them (drills.bytecode_env).
+        dirnames[:] = [d for d in dirnames if d not in (".git", "__pycache__", ".pytest_cache")
+                       and not (d == "pycache" and Path(dirpath).name == "build")]
         for f in filenames:
             p = Path(dirpath) / f
             try:
