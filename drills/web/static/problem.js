@@ -101,8 +101,11 @@
   }
   saveButton.addEventListener("click", function () { save(); });
   runButton.addEventListener("click", function () { run(); });
-  // Ctrl-S anywhere on the page saves the learner's file rather than the web page.
+  // Ctrl-S anywhere on the page saves the learner's file rather than the web page. In the editor,
+  // the editor's own key map already saved (and prevented the default): saving twice would race,
+  // and the second answer ("unchanged") would replace the first ("saved").
   document.addEventListener("keydown", function (ev) {
+    if (ev.defaultPrevented) return;
     if ((ev.ctrlKey || ev.metaKey) && ev.key === "s") { ev.preventDefault(); save(); }
   });
   window.addEventListener("beforeunload", function (ev) {
