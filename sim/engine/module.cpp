@@ -83,7 +83,6 @@ struct Launch {
   std::atomic<uint64_t> min_failed{~0ull};
   std::atomic<bool> stop{false};
   std::atomic<size_t> printf_total{0};  // printf bytes of the launch, all blocks (see Exec::kPrintfLimit)
-  Clock::time_point t0;
 
   Launch(const Program& p, const Function& k, DeviceMemory& m, const LaunchParams& l) : P(p), K(k), mem(m), lp(l) {}
 
@@ -740,7 +739,6 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   load_globals(memory);
 
   Launch L(P_, *K, memory, lp);
-  L.t0 = t0;
   L.nthreads = uint32_t(nthreads);
   L.nwarps = uint32_t((nthreads + 31) / 32);
   L.kparams.assign(K->param_bytes + 8, 0);
