@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "check.h"
+#include "outputs.h"
 
 constexpr int N = (1 << 20) + 3;
 constexpr int BLOCK = 256;
@@ -73,6 +74,11 @@ int main() {
     }
     CK(cudaGetLastError());
     CK(cudaMemcpy(c.data(), c1, N * sizeof(float), cudaMemcpyDeviceToHost));
+    // The whole allocation, the poisoned float before the vectors and the ones after included:
+    // a stray write outside [0, N) changes the digest.
+    std::vector<float> whole(N + 4);
+    CK(cudaMemcpy(whole.data(), dc, bytes, cudaMemcpyDeviceToHost));
+    print_result(name, whole);
     bool good = true;
     for (int i = 0; i < N && good; ++i)
       if (c[i] != a[i] + b[i]) {

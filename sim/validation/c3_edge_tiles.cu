@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "check.h"
+#include "outputs.h"
 
 constexpr int TILE = 32, BLOCK_ROWS = 8;
 
@@ -99,6 +100,13 @@ static bool check(const char* name, int M, int N, bool transposed, const std::ve
   return true;
 }
 
+// `result NAME_MxN DIGEST`: one name per kernel and shape, so the GPU's and the simulator's lines pair up.
+static void print_shape_result(const char* kernel, int M, int N, const std::vector<float>& y) {
+  char name[96];
+  std::snprintf(name, sizeof name, "%s_%dx%d", kernel, M, N);
+  print_result(name, y);
+}
+
 static int run_shape(int M, int N, bool& ok) {
   const size_t count = (size_t)M * N, bytes = count * sizeof(float);
   std::vector<float> x(count), y(count);
@@ -124,6 +132,7 @@ static int run_shape(int M, int N, bool& ok) {
     CK(cudaGetLastError());
     CK(cudaMemcpy(y.data(), dy, bytes, cudaMemcpyDeviceToHost));
     ok = check(v.name, M, N, v.transposed, x, y) && ok;
+    print_shape_result(v.name, M, N, y);
   }
   if (M % 4 == 0 && N % 4 == 0) {
     CK(cudaMemset(dy, 0xff, bytes));
@@ -131,6 +140,7 @@ static int run_shape(int M, int N, bool& ok) {
     CK(cudaGetLastError());
     CK(cudaMemcpy(y.data(), dy, bytes, cudaMemcpyDeviceToHost));
     ok = check("transpose_vec4", M, N, true, x, y) && ok;
+    print_shape_result("transpose_vec4", M, N, y);
   }
   CK(cudaFree(dx));
   CK(cudaFree(dy));

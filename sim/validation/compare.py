@@ -466,6 +466,10 @@ def write_outputs_reference(gpu: dict[str, dict[str, tuple]], path: Path, run_di
                                   "bit patterns or their SHA-256; run_ncu.sh's run/ folder)"}
     meta["command"] = ("OUT=DIR bash benchmarks/h200/tensorcores.sh: sim/validation/run_ncu.sh builds each program with "
                        "nvcc -O3 -arch=sm_90 -lineinfo and runs it once; DIR/tensorcores/run/PROGRAM.txt is its output")
+    # The script that made run_dir says how (benchmarks/h200/validation_outputs.sh writes command.txt).
+    command = run_dir.parent / "command.txt" if run_dir else None
+    if command and command.exists():
+        meta["command"] = command.read_text().strip().removeprefix("command: ")
     env = run_dir.parent / "env.txt" if run_dir else None
     if env and env.exists():
         meta["env"] = env.read_text().strip().splitlines()

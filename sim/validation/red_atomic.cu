@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "check.h"
+#include "outputs.h"
 
 constexpr int COUNT = 1 << 20;
 constexpr int SLOTS = 4096;
@@ -63,6 +64,10 @@ int main() {
   CK(cudaMemcpy(slots.data(), dslots, COUNT * sizeof(unsigned int), cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(old.data(), dold, COUNT * sizeof(unsigned int), cudaMemcpyDeviceToHost));
 
+  print_result("red_add_float", acc);
+  print_result("red_add_same", std::vector<unsigned int>{counter});
+  print_result("atom_add_used_old", old);
+  print_result("atom_add_used_new", slots);
   double checksum = 0;
   for (int s = 0; s < SLOTS; ++s) {
     double want = 0;

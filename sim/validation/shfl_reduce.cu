@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "check.h"
+#include "outputs.h"
 
 constexpr int COUNT = 1 << 20;
 constexpr int THREADS = 256, PER_THREAD = 4;
@@ -57,6 +58,8 @@ int main() {
   float total = 0;
   CK(cudaMemcpy(sums.data(), dsums, blocks * sizeof(float), cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(&total, dtotal, sizeof(float), cudaMemcpyDeviceToHost));
+  print_result("reduce_shfl_blocks", sums);
+  print_result("reduce_shfl_total", std::vector<float>{total});
   double want_total = 0;
   for (int b = 0; b < blocks; ++b) {
     double want = 0;

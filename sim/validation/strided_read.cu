@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "check.h"
+#include "outputs.h"
 
 constexpr int COUNT = 1 << 18;
 constexpr int MAX_STRIDE = 32;
@@ -59,6 +60,8 @@ int main() {
     CK(cudaMemcpy(y.data(), dy, COUNT * sizeof(float), cudaMemcpyDeviceToHost));
     std::snprintf(name, sizeof name, "read_strided stride %d", stride);
     ok = check(name, y, x, stride, 0) && ok;
+    std::snprintf(name, sizeof name, "read_strided_stride_%d", stride);
+    print_result(name, y);
   }
 
   CK(cudaMemset(dy, 0, COUNT * sizeof(float)));
@@ -66,6 +69,7 @@ int main() {
   CK(cudaGetLastError());
   CK(cudaMemcpy(y.data(), dy, COUNT * sizeof(float), cudaMemcpyDeviceToHost));
   ok = check("read_offset offset 1", y, x, 1, 1) && ok;
+  print_result("read_offset_offset_1", y);
 
   CK(cudaFree(dx));
   CK(cudaFree(dy));

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "check.h"
+#include "outputs.h"
 
 constexpr int M = 1024, N = 2048;
 constexpr int TILE = 32, BLOCK_ROWS = 8;
@@ -40,6 +41,7 @@ int main() {
   transpose_tile_double<<<dim3(N / TILE, M / TILE), dim3(TILE, BLOCK_ROWS)>>>(dx, dy, M, N);
   CK(cudaGetLastError());
   CK(cudaMemcpy(y.data(), dy, bytes, cudaMemcpyDeviceToHost));
+  print_result("transpose_tile_double", y);
   double checksum = 0;
   for (int r = 0; r < M; ++r)
     for (int c = 0; c < N; ++c) {
