@@ -11,7 +11,8 @@ only read. The grader does the same for submissions (drills/grading/template.py)
 
 A fingerprint of every input of the shared part (CMake files, sim/, the harness, the manifest row,
 the reference, the compiler) decides when the tree must be rebuilt; a stamp in the file's folder
-(the fingerprint and the file's bytes) decides when the file must be recompiled: a warm judge of
+(the fingerprint, the file's bytes and those of every file it #includes) decides when the file must
+be recompiled: a warm judge of
 an unchanged file compiles nothing and runs no make.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -157,8 +159,64 @@ def save_recipe(tree: Path, problem: Problem, recipe: dict) -> None:
     tmp.replace(path)
 
 
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\r\n]+)[>"]', re.MULTILINE)
+MAX_INCLUDES = 256  # a learner's file reaches a handful; this only bounds a pathological tree
+
+
+def include_dirs(recipe: dict) -> list[Path]:
+    """The -I folders of the recipe's compile command (relative ones against its cwd), in order.
+    -isystem folders are left out: the toolkit's headers are the compiler's, in the fingerprint."""
+    cwd, tokens, out = Path(recipe["cwd"]), recipe["compile"], []
+    for i, t in enumerate(tokens):
+        if t in ("-I", "--include-path") and i + 1 < len(tokens):
+            folder = tokens[i + 1]
+        elif t.startswith("-I") and len(t) > 2:
+            folder = t[2:]
+        elif t.startswith("--include-path="):
+            folder = t.split("=", 1)[1]
+        else:
+            continue
+        out.append(cwd / folder)
+    return out
+
+
+def local_includes(source: Path, dirs: list[Path]) -> list[tuple[str, Path | None]]:
+    """Every file `source` reaches through #include, found as the compiler finds it: "x.h" beside the
+    including file first, then in `dirs`; <x.h> in `dirs` only (not found there: a system header).
+    (spelling, path or None when a quoted name is found nowhere), in the order first reached. Every
+    #include line counts, those under #if too: a header that may be compiled in is an input."""
+    seen: dict[Path, None] = {}
+    out: list[tuple[str, Path | None]] = []
+    todo = [source.resolve()]
+    while todo and len(out) < MAX_INCLUDES:
+        current = todo.pop(0)
+        try:
+            text = current.read_bytes()
+        except OSError:
+            continue
+        for m in _INCLUDE.finditer(text):
+            quoted, name = m[1] == b'"', m[2].decode(errors="replace").strip()
+            where = ([current.parent] if quoted else []) + dirs
+            found = next((d / name for d in where if (d / name).is_file()), None)
+            if found is None:
+                if quoted:  # a compile error now; the file's appearance must change the stamp
+                    out.append((f"{current.name}:{name}", None))
+                continue
+            found = found.resolve()
+            if found not in seen:
+                seen[found] = None
+                out.append((name, found))
+                todo.append(found)
+    return out
+
+
 def stamp_of(recipe: dict, source: Path) -> str:
-    return hashlib.sha256(recipe["fingerprint"].encode() + b"\0" + source.read_bytes()).hexdigest()
+    """The shared build's fingerprint, the file's bytes and those of every file it includes (a
+    learner's helpers.cuh beside it, or one in an -I folder): editing any of them rebuilds."""
+    h = hashlib.sha256(recipe["fingerprint"].encode() + b"\0" + source.read_bytes())
+    for name, path in local_includes(source, include_dirs(recipe)):
+        h.update(b"\0" + name.encode() + b"\0" + (str(path).encode() + b"\0" + path.read_bytes() if path else b"missing"))
+    return h.hexdigest()
 
 
 def replay(recipe: dict, source: Path, out_dir: Path, test_name: str, capi_name: str,
