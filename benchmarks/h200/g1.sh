@@ -96,18 +96,19 @@ METRICS=(
   smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum
   smsp__sass_inst_executed_op_ldgsts.sum
   smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum
-  l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum
-  l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum
+  # LDGSTS's global side exists only in SASS-level form, per cache mode (.cg is BYPASS, .ca ACCESS)
+  # and for all LDGSTS; l1tex__t_* has the .ca form only, and l1tex__data_* has no LDSM form (the
+  # smsp__sass_ LDSM names above are the ones): H200 `ncu --query-metrics --chip gh100`, ncu 2025.3.1.
+  smsp__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum
+  smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum
+  smsp__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum
+  smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum
   l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
-  l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum
   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
-  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum
   l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
   smsp__inst_executed_op_ldgsts.sum
   l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
   l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
-  l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum
-  l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum
   lts__t_sector_hit_rate.pct
   dram__bytes_read.sum
   dram__bytes_write.sum
