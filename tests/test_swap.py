@@ -5,6 +5,7 @@ second verdict is the edited header's, not the first build's."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +30,21 @@ def _tree(tmp_path):
 def test_include_dirs_from_the_compile_command(tmp_path):
     recipe = dict(RECIPE, cwd=str(tmp_path), compile=["nvcc", "-Ia", "-I", "b", "--include-path=c", "-isystem", "d"])
     assert swap.include_dirs(recipe) == [tmp_path / "a", tmp_path / "b", tmp_path / "c"]
+
+
+def test_include_dirs_from_cmakes_options_file_without_the_toolkits(tmp_path):
+    """CMake passes the -I folders in an --options-file; the toolkit's own include folder is the
+    compiler's (its identity is in the fingerprint), not followed."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        (tmp_path / "cuda" / "bin").mkdir(parents=True)
+        nvcc = tmp_path / "cuda" / "bin" / "nvcc"
+        nvcc.write_text("#!/bin/sh\n")
+        nvcc.chmod(0o755)
+    toolkit_include = Path(nvcc).resolve().parent.parent / "include"
+    (tmp_path / "includes.rsp").write_text(f"-I{toolkit_include} -I{tmp_path / 'mine'} -I rel\n")
+    recipe = dict(RECIPE, cwd=str(tmp_path), compile=[str(nvcc), "--options-file", "includes.rsp", "-c", "{source}"])
+    assert swap.include_dirs(recipe) == [tmp_path / "mine", tmp_path / "rel"]
 
 
 def test_local_includes_are_found_as_the_compiler_finds_them(tmp_path):

@@ -164,19 +164,38 @@ MAX_INCLUDES = 256  # a learner's file reaches a handful; this only bounds a pat
 
 
 def include_dirs(recipe: dict) -> list[Path]:
-    """The -I folders of the recipe's compile command (relative ones against its cwd), in order.
-    -isystem folders are left out: the toolkit's headers are the compiler's, in the fingerprint."""
-    cwd, tokens, out = Path(recipe["cwd"]), recipe["compile"], []
+    """The -I folders of the recipe's compile command and of its --options-file (CMake puts them
+    there), relative ones against its cwd, in order. Folders inside the compiler's own installation
+    (-I/usr/local/cuda/include) and -isystem ones are left out: the toolkit's headers belong to the
+    compiler, whose identity is in the fingerprint."""
+    cwd = Path(recipe["cwd"])
+    tokens = list(recipe["compile"])
+    compiler = shutil.which(tokens[0]) if tokens else None
+    toolkit = Path(compiler).resolve().parent.parent if compiler else None
+    expanded: list[str] = []
     for i, t in enumerate(tokens):
-        if t in ("-I", "--include-path") and i + 1 < len(tokens):
-            folder = tokens[i + 1]
+        rsp = tokens[i + 1] if t in ("--options-file", "-optf") and i + 1 < len(tokens) else \
+            t.split("=", 1)[1] if t.startswith(("--options-file=", "-optf=")) else None
+        if rsp:
+            try:
+                expanded += shlex.split((cwd / rsp).read_text())
+            except OSError:
+                pass
+        expanded.append(t)
+    out = []
+    for i, t in enumerate(expanded):
+        if t in ("-I", "--include-path") and i + 1 < len(expanded):
+            folder = expanded[i + 1]
         elif t.startswith("-I") and len(t) > 2:
             folder = t[2:]
         elif t.startswith("--include-path="):
             folder = t.split("=", 1)[1]
         else:
             continue
-        out.append(cwd / folder)
+        path = cwd / folder
+        if toolkit is not None and toolkit != Path("/") and path.resolve().is_relative_to(toolkit):
+            continue
+        out.append(path)
     return out
 
 
