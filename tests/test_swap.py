@@ -82,8 +82,11 @@ needs_sim = pytest.mark.skipif(bool(backend_unavailable("sim") or not shutil.whi
 
 
 @needs_sim
-def test_editing_an_included_header_changes_the_verdict(tmp_path):
-    """End to end through the judge's swap build (problem 71 on the simulator)."""
+def test_editing_an_included_header_changes_the_verdict():
+    """End to end through the judge's swap build (problem 71 on the simulator). The file lives at a
+    fixed path, as the golden cases do, so repeated runs reuse one build folder."""
+    tmp_path = ROOT / "build" / "swap-src"
+    tmp_path.mkdir(parents=True, exist_ok=True)
     problem = next(p for p in manifest.load().values() if p.chapter == "C1")
     base = (ROOT / "tests" / "golden" / "c1" / "base.cu").read_text()
     body = "if (i < n) c[i] = a[i] + b[i];"
