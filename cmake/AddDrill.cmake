@@ -60,8 +60,10 @@ function(add_drill number slug)
   add_custom_command(OUTPUT "${stubs}"
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_SOURCE_DIR}/tests/support/make_stubs.py" "${contract}" "${stubs}"
     DEPENDS "${contract}" "${CMAKE_SOURCE_DIR}/tests/support/make_stubs.py" VERBATIM)
-  add_executable(${slug}_checker $<TARGET_OBJECTS:${checker_harness}> "${stubs}")
-  target_link_libraries(${slug}_checker PRIVATE GTest::gtest_main GTest::gtest)
+  add_executable(${slug}_checker $<TARGET_OBJECTS:${checker_harness}> "${stubs}"
+                 "${CMAKE_SOURCE_DIR}/tests/support/drills_checker_main.cu")
+  target_include_directories(${slug}_checker PRIVATE "${CMAKE_SOURCE_DIR}/tests/support")
+  target_link_libraries(${slug}_checker PRIVATE GTest::gtest)
   _drills_backend_target(${slug}_checker)
 
   set(capi ${slug}_capi_table)

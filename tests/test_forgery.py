@@ -87,7 +87,7 @@ def test_an_all_pass_frame_written_mid_run_then_exit_does_not_pass(forger):
     assert seconds < 120
 
 
-@pytest.mark.parametrize("attack", ["late-listener", "records"])
+@pytest.mark.parametrize("attack", ["late-listener", "records", "rewrite-dir"])
 def test_a_report_rewritten_by_a_late_listener_is_not_confirmed(forger, attack):
     d, seconds = judge(forger, attack)
     assert d["status"] == "fail", d["message"]["en"]
@@ -107,21 +107,33 @@ def _checker() -> Path:
 
 
 def _run_checker(feed: bytes, gtest_filter: str) -> dict:
-    """The checker alone, its record stream fed `feed`: its JSON report."""
+    """The checker alone, its record stream fed `feed`: its report, as it came over its result
+    channel (the JSON path on its command line must stay unwritten: its report lies in a memory
+    file no other process can open, tests/support/drills_checker_main.cu)."""
+    from drills.pipeline import execute
     ours, theirs = socket.socketpair()
+    r, w = os.pipe()
     out = ROOT / "build" / "attacks" / f"checker-{os.getpid()}.json"
-    env = dict(os.environ, DRILLS_REPLAY_FD=str(theirs.fileno()), DRILLS_SIM_THREADS="1")
+    out.unlink(missing_ok=True)
+    env = dict(os.environ, DRILLS_REPLAY_FD=str(theirs.fileno()), DRILLS_SIM_THREADS="1",
+               DRILLS_RESULT_FD=str(w), DRILLS_RESULT_JSON=str(out))
     proc = subprocess.Popen([str(_checker()), f"--gtest_filter={gtest_filter}", f"--gtest_output=json:{out}"],
-                            env=env, pass_fds=(theirs.fileno(),), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            env=env, pass_fds=(theirs.fileno(), w), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     theirs.close()
+    os.close(w)
     try:
         ours.sendall(feed)
     except OSError:
         pass
     ours.close()
+    with os.fdopen(r, "rb") as channel:
+        data = channel.read()
     proc.wait(timeout=120)
-    doc = json.loads(out.read_text())
-    out.unlink()
+    assert not out.exists()
+    payload, why = execute._unframe(data)
+    assert payload is not None, why
+    doc = json.loads(payload)
     return {f"{s['name']}.{c['name']}": c for s in doc["testsuites"] for c in s["testsuite"]}
 
 
