@@ -95,14 +95,17 @@ inline bool send_all(int fd, const void* data, size_t size) {
   return true;
 }
 
-inline void send_record(const void* data, size_t bytes) {
-  int& fd = record_fd();
-  if (fd < 0) return;
+// Every download counts, recorded or not (a failed copy sends nothing), so that the n-th download
+// of a case is the checker's n-th too.
+inline void send_record(const void* data, size_t bytes, bool copied) {
   const std::string test = current_test();
+  const uint32_t index = next_index(test);
+  int& fd = record_fd();
+  if (fd < 0 || !copied) return;
   Header h;
   std::memcpy(h.magic, kMagic, sizeof kMagic);
   h.name_len = uint32_t(test.size());
-  h.index = next_index(test);
+  h.index = index;
   h.bytes = bytes;
   if (!send_all(fd, &h, sizeof h) || !send_all(fd, test.data(), test.size()) || !send_all(fd, data, bytes)) {
     ::close(fd);  // the checker is gone: its missing report already makes the run an error
@@ -243,7 +246,7 @@ inline cudaError_t download(void* dst, const void* src, size_t bytes) {
   return record::replay_record(dst, bytes);
 #else
   const cudaError_t err = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
-  if (err == cudaSuccess) record::send_record(dst, bytes);
+  record::send_record(dst, bytes, err == cudaSuccess);
   return err;
 #endif
 }
