@@ -154,3 +154,24 @@ def test_the_checker_fails_every_case_it_has_no_output_for_and_survives_a_hostil
         report = _run_checker(feed, cases)
         assert report and all(c.get("failures") for c in report.values())
         assert time.monotonic() - started < 60
+
+
+def test_the_checkers_stubs_define_every_entry_point_of_every_problem(tmp_path):
+    """The checker's stubs come from the contract header (tests/support/make_stubs.py): each
+    problem's required and optional functions, with the header's signatures, and nothing else."""
+    sys.path.insert(0, str(ROOT / "tests" / "support"))
+    try:
+        import make_stubs
+    finally:
+        sys.path.pop(0)
+    from drills import manifest
+    for problem in manifest.load().values():
+        header = ROOT / "tests" / f"{problem.slug}.h"
+        text = make_stubs.stubs(header)
+        defined = {line.split("(")[0].split()[-1] for line in text.splitlines() if line.endswith("}")}
+        wanted = set(problem.entry_points) | set(problem.optional_entry_points)
+        assert wanted <= defined, (problem.slug, wanted - defined)
+    empty = tmp_path / "empty.h"
+    empty.write_text("#pragma once\nstruct S { int a; };\n")
+    with pytest.raises(SystemExit):
+        make_stubs.stubs(empty)
