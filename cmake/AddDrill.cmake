@@ -4,6 +4,11 @@
 # For each file under test ("subject": mine/, solutions/, or DRILLS_SUBJECT) it builds
 #   <slug>_test-<subject>   the GoogleTest binary (tests/<slug>_test.cu + the subject)
 #   <slug>_capi-<subject>   the C ABI library pytest and the timing load with ctypes
+# and, once per build, whatever the subject:
+#   <slug>_checker          the same tests compiled with DRILLS_CHECKER and linked with no-op stubs
+#                           of the contract (tests/support/make_stubs.py) instead of any learner's
+#                           file: it confirms the subject's results from the bytes its kernels
+#                           produced (tests/support/drills_record.h, drills/pipeline/gtestrun.py)
 # The test harness is compiled once per build and shared by every subject.
 
 function(_drills_backend_target target)
@@ -33,14 +38,33 @@ function(add_drill number slug)
   endif()
 
   set(harness ${slug}_harness)
+  set(checker_harness ${slug}_checker_harness)
   add_library(${harness} OBJECT "${CMAKE_SOURCE_DIR}/${D_TEST}")
-  target_include_directories(${harness} PRIVATE "${CMAKE_SOURCE_DIR}/tests")
-  target_compile_definitions(${harness} PRIVATE
-    DRILLS_PUBLIC_SHAPES="${D_SHAPES}" DRILLS_GPU_SHAPES="${D_GPU_SHAPES}"
-    DRILLS_RTOL=${D_RTOL} DRILLS_ATOL=${D_ATOL} DRILLS_SUM_FACTOR=${D_SUM_FACTOR}
-    DRILLS_DOT_FACTOR=${D_DOT_FACTOR})
-  target_link_libraries(${harness} PRIVATE GTest::gtest)
-  _drills_backend_target(${harness})
+  add_library(${checker_harness} OBJECT "${CMAKE_SOURCE_DIR}/${D_TEST}")
+  target_compile_definitions(${checker_harness} PRIVATE DRILLS_CHECKER=1)
+  foreach(h IN ITEMS ${harness} ${checker_harness})
+    target_include_directories(${h} PRIVATE "${CMAKE_SOURCE_DIR}/tests")
+    target_compile_definitions(${h} PRIVATE
+      DRILLS_PUBLIC_SHAPES="${D_SHAPES}" DRILLS_GPU_SHAPES="${D_GPU_SHAPES}"
+      DRILLS_RTOL=${D_RTOL} DRILLS_ATOL=${D_ATOL} DRILLS_SUM_FACTOR=${D_SUM_FACTOR}
+      DRILLS_DOT_FACTOR=${D_DOT_FACTOR})
+    target_link_libraries(${h} PRIVATE GTest::gtest)
+    _drills_backend_target(${h})
+  endforeach()
+
+  # The checker links the contract's stubs, generated from its header, and no learner's file.
+  # It runs the cases' host side only (inputs, host references, comparisons) and copies memory:
+  # built for the same backend as the subject, it needs nothing the subject's build lacks.
+  set(contract "${CMAKE_SOURCE_DIR}/tests/${slug}.h")
+  set(stubs "${CMAKE_CURRENT_BINARY_DIR}/${slug}_stubs.cu")
+  add_custom_command(OUTPUT "${stubs}"
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_SOURCE_DIR}/tests/support/make_stubs.py" "${contract}" "${stubs}"
+    DEPENDS "${contract}" "${CMAKE_SOURCE_DIR}/tests/support/make_stubs.py" VERBATIM)
+  add_executable(${slug}_checker $<TARGET_OBJECTS:${checker_harness}> "${stubs}"
+                 "${CMAKE_SOURCE_DIR}/tests/support/drills_checker_main.cu")
+  target_include_directories(${slug}_checker PRIVATE "${CMAKE_SOURCE_DIR}/tests/support")
+  target_link_libraries(${slug}_checker PRIVATE GTest::gtest)
+  _drills_backend_target(${slug}_checker)
 
   set(capi ${slug}_capi_table)
   add_library(${capi} OBJECT "${CMAKE_SOURCE_DIR}/${D_CAPI}" "${CMAKE_SOURCE_DIR}/tests/support/drills_capi.cu")

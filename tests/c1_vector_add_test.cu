@@ -74,7 +74,7 @@ void check_add(const Variant& v, int n, const int offset[3]) {
   DRILLS_CUDA_OK(cudaDeviceSynchronize());
 
   std::vector<float> got(count + kGuard);
-  DRILLS_CUDA_OK(cudaMemcpy(got.data(), dc.get() + offset[2], got.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  DRILLS_CUDA_OK(drills::download(got.data(), dc.get() + offset[2], got.size() * sizeof(float)));
   std::vector<float> want(count);
   for (size_t i = 0; i < count; ++i) want[i] = a[i] + b[i];
   std::vector<float> head(got.begin(), got.begin() + n), guard(got.begin() + n, got.end());
@@ -169,7 +169,7 @@ TEST(C1Copy, CopiesEveryElement) {
       copy_vec4(dx.get() + off, dy.get() + off, n);
       DRILLS_CUDA_OK(cudaDeviceSynchronize());
       std::vector<float> got(n);
-      DRILLS_CUDA_OK(cudaMemcpy(got.data(), dy.get() + off, n * sizeof(float), cudaMemcpyDeviceToHost));
+      DRILLS_CUDA_OK(drills::download(got.data(), dy.get() + off, n * sizeof(float)));
       EXPECT_TRUE(drills::matrices_equal(x, got, 1, n)) << "copy_vec4 on n = " << n << ", offset " << off;
     }
   }

@@ -115,7 +115,7 @@ void check_float_sum(const Variant& v, int n, Sign sign, int offset) {
   DRILLS_CUDA_OK(cudaDeviceSynchronize());
 
   float got = 0;
-  DRILLS_CUDA_OK(cudaMemcpy(&got, dout.get(), sizeof(float), cudaMemcpyDeviceToHost));
+  DRILLS_CUDA_OK(drills::download(&got, dout.get(), sizeof(float)));
   const Reference r = reference(x);
   const double tol = tolerance(r, n);
   const bool ok = std::fabs(got - r.sum) <= tol;  // false for NaN
@@ -229,7 +229,7 @@ TEST_P(IntSum, Exact) {
   DRILLS_CUDA_OK(cudaDeviceSynchronize());
 
   int got = 0;
-  DRILLS_CUDA_OK(cudaMemcpy(&got, dout.get(), sizeof(int), cudaMemcpyDeviceToHost));
+  DRILLS_CUDA_OK(drills::download(&got, dout.get(), sizeof(int)));
   uint32_t want = 0;  // the GPU's int add wraps modulo 2^32; so does unsigned arithmetic here
   for (int v : x) want += static_cast<uint32_t>(v);
   if (static_cast<uint32_t>(got) != want) {
@@ -262,7 +262,7 @@ TEST(C2Deterministic, SameBitsEveryCall) {
     reduce_sum(dx.get(), dout.get(), n);
     DRILLS_CUDA_OK(cudaDeviceSynchronize());
     float got = 0;
-    DRILLS_CUDA_OK(cudaMemcpy(&got, dout.get(), sizeof(float), cudaMemcpyDeviceToHost));
+    DRILLS_CUDA_OK(drills::download(&got, dout.get(), sizeof(float)));
     uint32_t bits;
     std::memcpy(&bits, &got, sizeof bits);
     if (run == 0) first = bits;
@@ -282,7 +282,7 @@ TEST(C2Copy, CopiesEveryElement) {
     copy_vec4(dx.get(), dy.get(), n);
     DRILLS_CUDA_OK(cudaDeviceSynchronize());
     std::vector<float> got(n);
-    DRILLS_CUDA_OK(cudaMemcpy(got.data(), dy.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
+    DRILLS_CUDA_OK(drills::download(got.data(), dy.get(), n * sizeof(float)));
     EXPECT_TRUE(drills::matrices_equal(x, got, 1, n)) << "copy_vec4 on n = " << n;
   }
 }

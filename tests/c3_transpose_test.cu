@@ -127,7 +127,7 @@ TEST_P(Transpose, MatchesHostReference) {
   DRILLS_CUDA_OK(cudaDeviceSynchronize());
 
   std::vector<float> got(n);
-  DRILLS_CUDA_OK(cudaMemcpy(got.data(), dy.get(), dy.bytes(), cudaMemcpyDeviceToHost));
+  DRILLS_CUDA_OK(drills::download(got.data(), dy.get(), dy.bytes()));
   const std::vector<float> want = host_transpose(x, M, N);
   const auto same = drills::matrices_equal(want, got, N, M);
   if (!same) record_evidence(x, got, want, M, N);
@@ -149,7 +149,7 @@ TEST(C3Copy, CopiesEveryElement) {
     copy_tiled(dx.get(), dy.get(), M, N);
     DRILLS_CUDA_OK(cudaDeviceSynchronize());
     std::vector<float> got(n);
-    DRILLS_CUDA_OK(cudaMemcpy(got.data(), dy.get(), dy.bytes(), cudaMemcpyDeviceToHost));
+    DRILLS_CUDA_OK(drills::download(got.data(), dy.get(), dy.bytes()));
     EXPECT_TRUE(drills::matrices_equal(x, got, M, N)) << "copy_tiled on " << M << "x" << N;
   }
 }
@@ -168,7 +168,7 @@ TEST_P(InPlace, MatchesHostReference) {
   DRILLS_CUDA_OK(cudaGetLastError());
   DRILLS_CUDA_OK(cudaDeviceSynchronize());
   std::vector<float> got(count);
-  DRILLS_CUDA_OK(cudaMemcpy(got.data(), da.get(), da.bytes(), cudaMemcpyDeviceToHost));
+  DRILLS_CUDA_OK(drills::download(got.data(), da.get(), da.bytes()));
   EXPECT_TRUE(drills::matrices_equal(host_transpose(a, n, n), got, n, n)) << "in place, " << n << "x" << n;
 }
 

@@ -319,7 +319,7 @@ std::vector<float> run_gemm(Fn fn, const Dims& d, int offA = 0, int offB = 0, in
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaDeviceSynchronize();
   EXPECT_EQ(err, cudaSuccess) << cudaGetErrorName(err) << ": " << cudaGetErrorString(err);
-  if (err == cudaSuccess) EXPECT_EQ(cudaMemcpy(got.data(), C, got.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  if (err == cudaSuccess) EXPECT_EQ(drills::download(got.data(), C, got.size() * 4), cudaSuccess);
   return got;
 }
 

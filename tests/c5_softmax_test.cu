@@ -214,7 +214,7 @@ std::vector<float> run(Fn fn, const std::vector<float>& x, int rows, int cols, i
   if (err == cudaSuccess) err = cudaDeviceSynchronize();
   EXPECT_EQ(err, cudaSuccess) << cudaGetErrorName(err) << ": " << cudaGetErrorString(err);
   if (err != cudaSuccess) return got;
-  EXPECT_EQ(cudaMemcpy(got.data(), dy.get() + offset, n * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(drills::download(got.data(), dy.get() + offset, n * sizeof(float)), cudaSuccess);
   ok = true;
   return got;
 }

@@ -305,7 +305,7 @@ std::vector<float> run_gemm(Fn fn, const Dims& d, Fill fill) {
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaDeviceSynchronize();
   EXPECT_EQ(err, cudaSuccess) << cudaGetErrorName(err) << ": " << cudaGetErrorString(err);
-  if (err == cudaSuccess) EXPECT_EQ(cudaMemcpy(got.data(), dC.get(), dC.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+  if (err == cudaSuccess) EXPECT_EQ(drills::download(got.data(), dC.get(), dC.bytes()), cudaSuccess);
   return got;
 }
 

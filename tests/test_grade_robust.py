@@ -106,7 +106,7 @@ def test_a_result_file_is_the_childs_only_when_the_child_ended_normally(tmp_path
     problem = manifest.find(manifest.load(), "78")
     g = grader(tmp_path / "out", problem)
     g.args = SimpleNamespace(timeout=10, build_timeout=10, lang="en", memory_mb=None)
-    g.tmpl = SimpleNamespace(recipe={}, reference_capi=tmp_path / "ref.so", root=tmp_path)
+    g.tmpl = SimpleNamespace(recipe={}, reference_capi=tmp_path / "ref.so", checker=tmp_path / "checker", root=tmp_path)
     g.sim_threads = 1
     forged = {"problem": 78, "status": "pass", "message": {"en": "forged", "zh": "forged"}, "tests": []}
 

@@ -101,7 +101,7 @@ TEST_P(Copy, MatchesHostReference) {
   tile_copy(dx.get(), dy.get(), M, N);
   DRILLS_CUDA_OK(cudaDeviceSynchronize());
   std::vector<float> got(n);
-  DRILLS_CUDA_OK(cudaMemcpy(got.data(), dy.get(), dy.bytes(), cudaMemcpyDeviceToHost));
+  DRILLS_CUDA_OK(drills::download(got.data(), dy.get(), dy.bytes()));
   const auto same = drills::matrices_equal(x, got, M, N);
   if (!same) {
     size_t wrong = 0, unwritten = 0;

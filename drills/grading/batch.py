@@ -133,7 +133,8 @@ class Grader:
             spec = {
                 "problem": self.problem.number, "backend": self.backend, "file": str(file), "work": str(work),
                 "src_prefix": str(src), "display_prefix": "", "recipe": self.tmpl.recipe,
-                "reference_capi": str(self.tmpl.reference_capi), "timeout": self.args.timeout,
+                "reference_capi": str(self.tmpl.reference_capi), "checker": str(self.tmpl.checker),
+                "timeout": self.args.timeout,
                 "build_timeout": self.args.build_timeout, "limits": self.limits, "perf": True,
                 "extra_shapes": [list(s) for s in self.hidden.shapes], "seed": self.hidden.seed,
             }

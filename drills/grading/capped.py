@@ -18,8 +18,9 @@ HEAD, TAIL = 16 * 1024, 48 * 1024
 def main(argv: list[str]) -> int:
     log, marker, program = argv[0], argv[1], argv[3:]
     with open(log, "wb") as out:
-        fd = os.environ.get("DRILLS_RESULT_FD", "")  # the judge's result channel goes to the program itself
-        keep = (int(fd),) if fd.isdigit() else ()
+        # the judge's result channel and the checker's record stream go to the program itself
+        fds = (os.environ.get("DRILLS_RESULT_FD", ""), os.environ.get("DRILLS_RECORD_FD", ""))
+        keep = tuple(int(fd) for fd in fds if fd.isdigit())
         code = subprocess.call(program, stdout=out, stderr=subprocess.STDOUT, pass_fds=keep)  # restores SIGXFSZ
     size = os.path.getsize(log)
     with open(log, "rb") as f:

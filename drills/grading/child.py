@@ -98,7 +98,8 @@ def run(spec: dict) -> dict:
     try:
         result = judge(problem, Path(spec["file"]), spec["backend"],
                        extra_shapes=[tuple(s) for s in spec["extra_shapes"]], seed=spec.get("seed"),
-                       timeout=spec["timeout"], perf=False, build_root=work / "build", build_fn=build)
+                       timeout=spec["timeout"], perf=False, build_root=work / "build", build_fn=build,
+                       checker=Path(spec.get("checker") or work / "no-checker"))  # none: an error, never a pass
     except Exception as e:  # the judge's own failure must still give this submission a row
         result = error(problem.number, say("grading.judge-error", error=repr(e)), diagnosis="grader-error")
     if (spec.get("perf") and spec["backend"] == "gpu" and result.status == "pass" and problem.perf):

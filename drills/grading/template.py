@@ -57,6 +57,12 @@ class Template:
         """The template's own subject is the reference: its C ABI library holds the copy bound."""
         return self.tree / f"lib{self.problem.slug}_capi-subject.so"
 
+    @property
+    def checker(self) -> Path:
+        """The checker program (cmake/AddDrill.cmake): confirms a submission's passes from its
+        outputs, in a process that never loads the submission; built once, with the template."""
+        return self.tree / f"{self.problem.slug}_checker"
+
 
 def _inputs(problem: Problem) -> list[Path]:
     files = [ROOT / "CMakeLists.txt", ROOT / "drills" / "manifest.py", problem.path("solution"),
@@ -214,7 +220,7 @@ def _build(problem: Problem, backend: str, root: Path) -> None:
          "CMake configure")
     slug = problem.slug
     _run([require("cmake"), "--build", str(tree), "-j", jobs(), "--target", f"{slug}_test-subject",
-          f"{slug}_capi-subject"], ROOT, BUILD_TIMEOUT, "the build of the reference")
+          f"{slug}_capi-subject", f"{slug}_checker"], ROOT, BUILD_TIMEOUT, "the build of the reference")
     recipe = extract_recipe(problem, tree, subject)
     # Prove the recipe: the reference, replayed into a scratch folder, must link and list its tests.
     scratch = root / "verify"

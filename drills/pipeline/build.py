@@ -36,10 +36,20 @@ class Subject:
     build_dir: Path
     name: str  # "solutions" or "subject"
     swap: bool = False  # compiled into the shared build's products (swap.py), not by CMake
+    checker_path: Path | None = None  # the caller's checker (the grader's template), else the build's
 
     @property
     def test_binary(self) -> Path:
         return self.build_dir / f"{self.problem.slug}_test-{self.name}"
+
+    @property
+    def checker(self) -> Path:
+        """The problem's checker program (cmake/AddDrill.cmake): one per build tree, whatever the
+        subject; a swapped file uses the shared tree's, which never saw the file."""
+        if self.checker_path is not None:
+            return self.checker_path
+        tree = ROOT / "build" / _tree(self.backend) if self.swap else self.build_dir
+        return tree / f"{self.problem.slug}_checker"
 
     @property
     def capi_library(self) -> Path:
@@ -47,7 +57,12 @@ class Subject:
 
     @property
     def targets(self) -> list[str]:
-        return [f"{self.problem.slug}_test-{self.name}", f"{self.problem.slug}_capi-{self.name}"]
+        return [f"{self.problem.slug}_test-{self.name}", f"{self.problem.slug}_capi-{self.name}",
+                f"{self.problem.slug}_checker"]
+
+    @property
+    def outputs(self) -> list[Path]:
+        return [self.test_binary, self.capi_library, self.checker]
 
 
 def _tree(backend: str) -> str:
@@ -155,7 +170,7 @@ def _newest_input(subject: Subject) -> int:
 def _up_to_date(subject: Subject, targets) -> bool:
     """The products exist and are newer than every input: running make would only spend a second
     or two deciding there is nothing to do (the warm path of `judge.py N`)."""
-    outputs = dict(zip(subject.targets, (subject.test_binary, subject.capi_library)))
+    outputs = dict(zip(subject.targets, subject.outputs))
     wanted = targets or subject.targets
     if any(t not in outputs for t in wanted):
         return False
@@ -220,7 +235,7 @@ def shared_recipe(problem: Problem, backend: str) -> tuple[dict | None, BuildOut
     the shared part changed. (recipe, None) or (None, the failed build of the shared part)."""
     reference = subject_for(problem, problem.path("solution"), backend)
     fp = swap.fingerprint(problem, backend)
-    ready = lambda r: r is not None and reference.test_binary.exists() and reference.capi_library.exists()
+    ready = lambda r: r is not None and all(p.exists() for p in reference.outputs)
     recipe = swap.load_recipe(reference.build_dir, problem, fp)
     if ready(recipe):
         return recipe, None

@@ -201,7 +201,7 @@ def _has_token(p, token: str) -> bool:
 
 
 def _exec(cmd: list[str], env: dict, timeout: float, report_json: Path | None = None, *,
-          cancel=None, watch=None) -> Exec:
+          cancel=None, watch=None, give_fds: tuple = ()) -> Exec:
     """Run `cmd` in its own session; read its output (capped while read) and the result channel
     (see tests/support/drills_result_channel.h) until it ends, with a deadline on every wait; then
     kill whatever it left behind. This is the one way the judge runs learner code.
@@ -209,7 +209,8 @@ def _exec(cmd: list[str], env: dict, timeout: float, report_json: Path | None = 
     `cancel` (a threading.Event) stops it early: the judge's other run found a hang that this one
     would only wait for again. `watch` follows the output while it comes: watch.feed(bytes, now)
     gets every chunk, watch.check(now) returns why to stop now ("" to go on); gtestrun.py's
-    per-case watchdog is one."""
+    per-case watchdog is one. `give_fds` are handed to the program and closed here once it has
+    started (or failed to start), so that only the program holds them (gtestrun.py's record stream)."""
     import selectors
     _become_subreaper()
     token = uuid.uuid4().hex
@@ -220,10 +221,11 @@ def _exec(cmd: list[str], env: dict, timeout: float, report_json: Path | None = 
     try:
         with SPAWN_LOCK:
             proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=(w,))
+                                    stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=(w, *give_fds))
             _OWN_CHILDREN.add(proc.pid)
     finally:
-        os.close(w)
+        for fd in (w, *give_fds):
+            os.close(fd)
     started = time.monotonic()
     deadline = started + timeout
     sel = selectors.DefaultSelector()

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import signal
+import socket
 import tempfile
 import threading
 import time
@@ -92,11 +93,11 @@ class _Progress:
         return ""
 
 
-def _one(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: str, shard: tuple[int, int],
-         tmp: Path, cancel=None) -> execute.Run:
+def _gtest(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: str, shard: tuple[int, int],
+           tmp: Path, cancel=None, role: str = "", give_fds: tuple = ()) -> execute.Run:
     index, total = shard
-    out_json = tmp / f"gtest-{index}.json"
-    report = tmp / f"sim-{index}.jsonl"
+    out_json = tmp / f"{role}gtest-{index}.json"
+    report = tmp / f"{role}sim-{index}.jsonl"
     env = dict(env, DRILLS_SIM_REPORT=str(report))
     if total > 1:
         env.update(GTEST_TOTAL_SHARDS=str(total), GTEST_SHARD_INDEX=str(index))
@@ -106,7 +107,8 @@ def _one(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: s
     progress = _Progress(limits, time.monotonic())
     # execute._exec: output capped while read, the result channel, a deadline on every wait, the
     # kill of everything the program started; the per-case watchdog rides on its output reading.
-    done = execute._exec(cmd, env, limits.total, report_json=out_json, cancel=cancel, watch=progress)
+    done = execute._exec(cmd, env, limits.total, report_json=out_json, cancel=cancel, watch=progress,
+                         give_fds=give_fds)
     stopped, stopped_after = done.stopped, progress.stopped_after
     if done.timed_out and not stopped:
         stopped = "cancelled" if done.cancelled else f"the whole run was stopped after {limits.total:.0f} s"
@@ -130,6 +132,129 @@ def _one(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: s
     return run
 
 
+class _Either:
+    """Stop when either event is set (the caller's cancel, or the subject's run having ended badly)."""
+
+    def __init__(self, *events):
+        self.events = [e for e in events if e is not None]
+
+    def is_set(self) -> bool:
+        return any(e.is_set() for e in self.events)
+
+
+READY_SECONDS = 60.0  # the checker's start-up (a CUDA context on a GPU) before the subject may start
+
+
+def _one(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: str, shard: tuple[int, int],
+         tmp: Path, cancel=None, checker: Path | None = None) -> execute.Run:
+    """One shard. With a checker (tests/support/drills_record.h): the checker starts first, with the
+    same filter and environment, and says when it can no longer be traced or opened by the
+    subject's processes; then the subject starts, sending the bytes of every download over a
+    socket the checker reads in place of a device. Both end together (the subject's end of the
+    socket closes with it; a stopped subject stops the checker), and _confirm merges the reports."""
+    if checker is None:
+        return _gtest(binary, env, limits, evidence_keys, gtest_filter, shard, tmp, cancel)
+    if not checker.is_file():
+        run = _gtest(binary, env, limits, evidence_keys, gtest_filter, shard, tmp, cancel)
+        return _confirm(run, None, f"the checker program {checker.name} is missing")
+    subject_end, checker_end = (s.detach() for s in socket.socketpair())
+    ready_r, ready_w = os.pipe()
+    stop_checker = threading.Event()
+    box: dict = {}
+    checker_env = dict(env, DRILLS_REPLAY_FD=str(checker_end), DRILLS_READY_FD=str(ready_w))
+    checker_env.pop("DRILLS_RECORD_FD", None)
+    # The checker waits on the subject's records, so its cases take the subject's time and more
+    # (its first case holds the subject's start-up). Its only watchdog is a deadline past the
+    # subject's: the subject's own watchdog stops a hang, and the checker then reads the end of
+    # the stream at once.
+    slack = 1.5 * limits.total + 30
+    checker_limits = Limits(per_case=slack, total=slack)
+
+    def go():
+        try:
+            box["run"] = _gtest(checker, checker_env, checker_limits, (), gtest_filter, shard, tmp,
+                                _Either(cancel, stop_checker), role="checker-", give_fds=(checker_end, ready_w))
+        except BaseException as e:  # noqa: BLE001 - reported as the checker's failure, never a pass
+            box["error"] = f"{type(e).__name__}: {e}"
+
+    thread = threading.Thread(target=go, name="drills-checker")
+    thread.start()
+    why = ""
+    try:
+        ready = _wait_ready(ready_r, thread, cancel)
+    finally:
+        os.close(ready_r)
+    if not ready:  # the subject still runs, for its evidence; its passes count for nothing
+        why = "the checker program did not start"
+        stop_checker.set()
+    run = None
+    try:
+        run = _gtest(binary, dict(env, DRILLS_RECORD_FD=str(subject_end)), limits, evidence_keys, gtest_filter,
+                     shard, tmp, cancel, give_fds=(subject_end,))
+    finally:
+        if run is None or run.timed_out:
+            stop_checker.set()  # its verdict would change nothing: do not wait for it
+        thread.join(slack + 30)
+        if thread.is_alive():  # its own deadline is `slack`: this is a last resort
+            stop_checker.set()
+            thread.join(10)
+    checker_run = box.get("run")
+    if why == "" and checker_run is None:
+        why = "the checker program failed: " + box.get("error", "it did not end")
+    return _confirm(run, checker_run, why)
+
+
+def _wait_ready(fd: int, thread: threading.Thread, cancel) -> bool:
+    """The checker's one byte on its ready pipe ('R'), with a deadline; False when it ended first."""
+    import select
+    deadline = time.monotonic() + READY_SECONDS
+    while time.monotonic() < deadline and not (cancel is not None and cancel.is_set()):
+        readable, _, _ = select.select([fd], [], [], 0.2)
+        if readable:
+            return os.read(fd, 1) == b"R"
+        if not thread.is_alive():
+            return False
+    return False
+
+
+def _confirm(run: execute.Run, checker: execute.Run | None, why: str) -> execute.Run:
+    """A case passes only when the subject's report and the checker's both say it passed.
+
+    A subject's fail stays its fail, with its own evidence (its report supplies the diagnoses;
+    forging a fail gains nothing). A pass the checker did not confirm becomes a fail marked
+    `checker: results-not-confirmed` (verdict.py leads with it). A checker that did not start, did
+    not finish or whose report cannot be read makes a run with passing cases untrusted (an error,
+    never a pass)."""
+    passed = [t for t in run.tests if t["status"] == "pass"]
+    if not passed:
+        return run
+    if not why and checker is not None:
+        if checker.timed_out:
+            why = "the checker program did not finish"
+        elif checker.channel:
+            why = "the checker's report cannot be trusted: " + checker.channel
+        elif checker.crashed:
+            why = f"the checker program crashed ({checker.crashed})"
+        elif not checker.tests:
+            why = "the checker program reported no case"
+    if why or checker is None:
+        run.channel = why or "the checker program did not run"
+        run.tests = []
+        return run
+    seen = {t["name"]: t for t in checker.tests}
+    for t in passed:
+        other = seen.get(t["name"])
+        if other is not None and other["status"] == "pass":
+            continue
+        said = (other or {}).get("message") or ("it did not run that case" if other is None else other["status"])
+        t["status"] = "fail"
+        t["checker"] = "results-not-confirmed"
+        t["message"] = f"the outputs this program produced do not confirm its own report ({said})"[:800]
+        t.pop("mismatches", None)
+    run.exit_code = int(any(t["status"] in ("fail", "error") for t in run.tests))
+    return run
+
+
 def _case_seconds(doc: dict) -> dict:
     out = {}
     for suite in doc.get("testsuites", []):
@@ -142,9 +267,11 @@ def _case_seconds(doc: dict) -> dict:
 
 
 def run(binary: Path, env: dict, limits: Limits, evidence_keys=(), gtest_filter: str = "", shards: int = 1,
-        cancel=None) -> execute.Run:
+        cancel=None, checker: Path | None = None) -> execute.Run:
     """One Run for the whole test program, whatever the number of shards; `cancel` (a
-    threading.Event) stops every shard early."""
+    threading.Event) stops every shard early. With `checker` (the problem's checker program, see
+    _one) a case passes only when the checker confirms it: every run whose passes decide a
+    verdict passes one."""
     shards = max(1, shards)
     parts = _split(binary, env, shards) if shards > 1 and not gtest_filter else None
     shards = len(parts) if parts else 1
@@ -153,7 +280,7 @@ def run(binary: Path, env: dict, limits: Limits, evidence_keys=(), gtest_filter:
         results: list = [None] * shards
         def go(i):
             results[i] = _one(binary, env, limits, evidence_keys, parts[i] if parts else gtest_filter, (i, 1), Path(tmp),
-                              cancel)
+                              cancel, checker)
         threads = [threading.Thread(target=go, args=(i,)) for i in range(shards)]
         for t in threads:
             t.start()

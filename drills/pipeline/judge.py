@@ -56,19 +56,23 @@ def display_path(path: Path) -> str:
 
 def judge(problem: Problem, file: Path, backend: str, *, extra_shapes=(), seed: int | None = None,
           timeout: float | None = None, perf: bool = True, build_root: Path | None = None,
-          run_pytest: bool = True, build_fn=None) -> Result:
+          run_pytest: bool = True, build_fn=None, checker: Path | None = None) -> Result:
     """build_fn(subject) -> BuildOutcome replaces the build (the grader replays a cached recipe).
-    timeout: seconds a run of the tests may take; None scales it to the reference (gtestrun.py)."""
+    timeout: seconds a run of the tests may take; None scales it to the reference (gtestrun.py).
+    checker: the problem's checker program when the caller built it (the grader's template); else
+    the build's own (build.Subject.checker)."""
     started = time.monotonic()
     clock = Clock()
-    result = _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root, run_pytest, build_fn, clock)
+    result = _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root, run_pytest, build_fn, clock,
+                    checker)
     render_result(result, problem)  # the last stage: every message from the catalogue, in both languages
     result.seconds = round(time.monotonic() - started, 2)
     result.timings = dict(clock.seconds, total=result.seconds)
     return result
 
 
-def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root, run_pytest, build_fn, clock) -> Result:
+def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root, run_pytest, build_fn, clock,
+           checker=None) -> Result:
     shown = display_path(file)
     if not file.is_file():
         return error_say(problem.number, say("verdict.file-missing", file=shown, number=problem.number), shown)
@@ -78,6 +82,8 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
 
     device = gpu_name() if backend == "gpu" else "drills simulator"
     subject = builder.subject_for(problem, file, backend, build_root)
+    if checker is not None:
+        subject.checker_path = Path(checker)
     on_gpu = backend == "gpu"
     env, hidden_env = _envs(backend, extra_shapes, seed)
     shards = gtestrun.default_shards(backend)
@@ -123,7 +129,10 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
         probe = (pool.submit(_timed, clock, "probe", _technique, problem, subject, sim_build, file, shown)
                  if problem.checks else None)
         with clock.phase("tests"):
-            runs = [gtestrun.run(subject.test_binary, env, limits, problem.diagnosis.evidence, shards=shards)]
+            # The runs whose passes decide the verdict are confirmed by the checker (gtestrun._one);
+            # the simulator's replay and the probe below only diagnose.
+            runs = [gtestrun.run(subject.test_binary, env, limits, problem.diagnosis.evidence, shards=shards,
+                                 checker=subject.checker)]
         hidden_run = None
         if runs[0].timed_out or runs[0].crashed or _hung(runs[0]):
             stop_pytest.set()  # it would only hang or crash the same way (and the hidden cases stay unrun)
@@ -131,7 +140,8 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
             if hidden_env is not None:
                 with clock.phase("hidden"):
                     hidden_run = gtestrun.run(subject.test_binary, hidden_env, limits, problem.diagnosis.evidence,
-                                              gtest_filter=hidden_filter(extra_shapes), shards=shards)
+                                              gtest_filter=hidden_filter(extra_shapes), shards=shards,
+                                              checker=subject.checker)
             if run_pytest and pytest_file and not side_by_side:
                 pytest_run = start_pytest()
         if pytest_run is not None:

@@ -2,7 +2,9 @@
 
     pass   every contract case ran and passed, and every check of severity `fail` was measured
            and passed. Checks of severity `note` teach without changing the verdict.
-    fail   the program ran to the end and a test failed (a wrong answer), or a check of severity
+    fail   the program ran to the end and a test failed (a wrong answer, or a pass in its own report
+           that the checker, which never loads the learner's code, did not confirm from the
+           outputs: drills/pipeline/gtestrun.py), or a check of severity
            `fail` was measured and failed (a right answer without the chapter's technique), or, on
            a GPU, the simulator's replay of the same cases found a race or a bad access that the
            GPU's outputs happened not to show (drills/pipeline/replay.py): the simulator backend
@@ -78,6 +80,12 @@ def decide(problem: Problem, result: Result, runs: list) -> None:
     ran = [t for t in result.tests if t["status"] != "skip"]
     if not ran:
         return _set(result, "error", say("verdict.no-test"))
+    # A pass the program's own report claimed and its outputs did not bear out: said first, whatever
+    # a diagnosis would lead with (the rows' evidence came from that same report).
+    unconfirmed = [t for t in result.tests if t.get("checker") == "results-not-confirmed"]
+    if unconfirmed:
+        return _set(result, "fail", say("checker.results-not-confirmed", count=len(unconfirmed),
+                                        first=unconfirmed[0]["name"]))
     failed = [t for t in result.tests if t["status"] in ("fail", "error")]
     if failed:
         return _set(result, "fail", lead or say("verdict.tests-failed", count=len(failed), first=failed[0]["name"]))

@@ -34,13 +34,21 @@ inline bool write_all(int fd, const std::string& data) {
   return true;
 }
 
+// Where the report is read from when not DRILLS_RESULT_JSON: the checker's main sets it to a file
+// only the checker can reach (tests/support/drills_checker_main.cu).
+inline std::string& report_path_override() {
+  static std::string path;
+  return path;
+}
+
 class ResultChannel : public ::testing::EmptyTestEventListener {
  public:
   ResultChannel(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   void OnTestProgramEnd(const ::testing::UnitTest&) override {
     if (fd_ < 0) return;
     std::string report;
-    if (FILE* f = std::fopen(path_.c_str(), "rb")) {
+    const std::string& path = report_path_override().empty() ? path_ : report_path_override();
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
       char buf[65536];
       size_t n;
       while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) report.append(buf, n);

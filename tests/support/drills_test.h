@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <cuda_runtime.h>
 
+#include "drills_record.h"
 #include "drills_result_channel.h"
 
 #include <cmath>
