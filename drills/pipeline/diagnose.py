@@ -268,6 +268,17 @@ def evidence_int(ev: dict, key: str) -> int:
         return 0
 
 
+def nothing_written(test: dict) -> bool:
+    """Every element the test compared is still the poison it filled the output with. A test that
+    compares only part of a large output (whole rows and columns of a GEMM's C on the GPU-only
+    shapes) records how many it compared as `checked`; else it compared all M×N of them."""
+    ev = test.get("evidence") or {}
+    shape = test.get("shape") or ()
+    checked = evidence_int(ev, "checked") if "checked" in ev else \
+        (shape[0] * shape[1] if len(shape) >= 2 else 0)
+    return checked > 0 and evidence_int(ev, "unwritten") == checked
+
+
 def _from_wrong_outputs(problem: Problem, result: Result) -> None:
     """The problem's own diagnoses from the pattern of wrong outputs (drills/problems/<module>.py)."""
     module = problems.module_for(problem)
