@@ -1,6 +1,7 @@
 """Issue 10 on a GPU machine: the GPU backend's answers, timed, and held to the simulator's.
 
     python3 benchmarks/h200/gpupath_run.py OUTDIR [--backend gpu] [--jobs 6] [--deadline 150]
+    python3 benchmarks/h200/gpupath_run.py OUTDIR --cases "c4/output-not-written g1/output-not-written"
 
 1. builds the shared trees (GPU and simulator) of every problem with golden cases, and judges each
    reference once (which records the reference's time here: the watchdog scales to it);
@@ -11,6 +12,10 @@
    says: tests/test_golden.py holds the simulator to it), verdict and diagnosis ids, side by side.
    Among them: missing-barrier, out-of-bounds, host-deref-device-pointer (named on the GPU by the
    replay) and spin-on-global-read / timeout (the GPU's watchdog: its wall time is time-to-error).
+
+--cases (gpupath.sh: GPUPATH_CASES) judges only the golden cases named (chapter/case, separated by
+spaces or commas), builds only their problems, skips the timings (--timings keeps them) and keeps
+every case's failed rows in parity.jsonl, whether it agreed or not.
 
 Writes OUTDIR/{timings.json, timings.md, parity.jsonl, parity.md, judge-*.json, log.txt}; every
 step is timed and a failing step is reported, never fatal. Progress goes to stdout as it happens.
@@ -153,9 +158,25 @@ def timings(backend: str, chapters: dict, out: Path, env: dict) -> dict:
     return rows
 
 
-def parity(backend: str, chapters: dict, out: Path, env: dict, jobs: int, deadline: float) -> list:
-    cases = [(ch, c.name) for ch in sorted(chapters) for c in sorted((GOLDEN / ch).iterdir())
-             if (c / "expected.json").exists()]
+def golden_cases(chapters: dict) -> list[tuple[str, str]]:
+    return [(ch, c.name) for ch in sorted(chapters) for c in sorted((GOLDEN / ch).iterdir())
+            if (c / "expected.json").exists()]
+
+
+def chosen_cases(spec: str, chapters: dict) -> list[tuple[str, str]]:
+    """"c4/output-not-written, g1/output-not-written" -> [("c4", "output-not-written"), ...]; a name
+    that is no golden case stops the script before it builds anything."""
+    known = set(golden_cases(chapters))
+    want = [tuple(x.split("/", 1)) for x in spec.replace(",", " ").split() if x]
+    unknown = [f"{c[0]}/{c[-1]}" for c in want if c not in known]
+    if unknown:
+        raise SystemExit(f"not golden cases: {', '.join(unknown)}")
+    return list(dict.fromkeys(want))
+
+
+def parity(backend: str, chapters: dict, out: Path, env: dict, jobs: int, deadline: float,
+           cases: list | None = None, keep_rows: bool = False) -> list:
+    cases = list(cases) if cases else golden_cases(chapters)
     table = out / "parity.jsonl"
     rows = []
 
@@ -171,7 +192,7 @@ def parity(backend: str, chapters: dict, out: Path, env: dict, jobs: int, deadli
                "got": {"status": got["status"], "diagnoses": got["diagnoses"]}, "replayed": got.get("replayed", []),
                "wall": round(wall, 2), "timings": got.get("timings"), "message": got.get("message", "")}
         row["same"] = row["expected"] == row["got"]
-        if d is not None and not row["same"]:  # the rows the diagnoses read: a difference reproduces from data
+        if d is not None and (keep_rows or not row["same"]):  # the rows the diagnoses read: a difference reproduces from data
             row["failed_rows"] = [{**{k: t[k] for k in ("name", "status", "evidence") if k in t},
                                    "message": (t.get("message") or "")[:160]}
                                   for t in d.get("tests", []) if t.get("status") in ("fail", "error")][:60]
@@ -224,6 +245,8 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=8)
     ap.add_argument("--deadline", type=float, default=150, help="seconds after which no new parity case starts")
     ap.add_argument("--skip-timings", action="store_true")
+    ap.add_argument("--cases", default="", help="only these golden cases (chapter/case ...): no timings unless --timings")
+    ap.add_argument("--timings", action="store_true", help="with --cases: run the timings too")
     ap.add_argument("--tables-only", action="store_true", help="rewrite the tables from what a stopped run left")
     a = ap.parse_args()
     out = Path(a.out)
@@ -237,8 +260,13 @@ def main() -> int:
         return 0
     env = dict(os.environ)
     chapters = {ch: p for ch, p in problems_by_chapter().items() if (GOLDEN / ch).is_dir()}
+    cases = chosen_cases(a.cases, chapters) if a.cases.strip() else None
+    if cases:
+        chapters = {ch: p for ch, p in chapters.items() if any(c[0] == ch for c in cases)}
+        say(f"{len(cases)} case(s): {' '.join(f'{c[0]}/{c[1]}' for c in cases)}")
     build_trees(a.backend, chapters, out)
-    t = {} if a.skip_timings else timings(a.backend, chapters, out, env)
+    skip = a.skip_timings or (cases is not None and not a.timings)
+    t = {} if skip else timings(a.backend, chapters, out, env)
     (out / "timings.json").write_text(json.dumps(t, indent=1, ensure_ascii=False))
     write_tables(out, a.backend, t, [])
     # parity: several cases side by side; each GPU run in two shards
@@ -246,7 +274,7 @@ def main() -> int:
     threads = str(max(2, (os.cpu_count() or 8) // a.jobs))
     rows = parity(a.backend, chapters, out, dict(env, DRILLS_TEST_SHARDS=env.get("DRILLS_TEST_SHARDS", "2"),
                                                  DRILLS_SIM_THREADS=env.get("DRILLS_SIM_THREADS", threads)),
-                  a.jobs, a.deadline)
+                  a.jobs, a.deadline, cases, keep_rows=cases is not None)
     write_tables(out, a.backend, t, rows)
     say(f"done: {sum(1 for r in rows if r.get('same'))}/{len(rows)} parity; tables in {out}")
     print((out / "parity.md").read_text())
