@@ -196,6 +196,10 @@ def parity(backend: str, chapters: dict, out: Path, env: dict, jobs: int, deadli
             row["failed_rows"] = [{**{k: t[k] for k in ("name", "status", "evidence") if k in t},
                                    "message": (t.get("message") or "")[:160]}
                                   for t in d.get("tests", []) if t.get("status") in ("fail", "error")][:60]
+        if d is not None and keep_rows:  # each diagnosis as the learner reads it
+            row["diagnosis_messages"] = [{"id": x["id"], "replay": bool(x.get("replay")),
+                                          "en": (x.get("message") or {}).get("en", "")[:400]}
+                                         for x in d.get("diagnoses", [])]
         if d is None:
             row["error"] = err[-1500:]
             say(f"   no result for {ch}/{case}: {err[-600:]}")
