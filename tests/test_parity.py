@@ -321,3 +321,22 @@ def test_a_launch_only_the_simulator_refuses_is_not_named_when_the_gpu_passed():
     verdict.decide(C4, r, [Run()])
     assert r.status == "pass" and r.diagnoses == []
     assert "launch-configuration" not in replay.DEFECTS
+
+
+def test_a_file_that_writes_nothing_is_named_at_a_shape_compared_only_in_part(tmp_path):
+    # The simulator runs the GPU-only kind of shape too when a grader asks for it: M*N*K > 3e8, where
+    # C4's test compares whole rows and columns of C only. Before `checked`, such a row had
+    # unwritten < M*N and the file got no id, on either backend.
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fixture_patch import materialise
+    from drills.pipeline.judge import judge
+    golden = ROOT / "tests" / "golden" / "c4"
+    learner = materialise(golden / "output-not-written" / "mistake.patch", golden / "base.cu", tmp_path / "learner.cu")
+    r = judge(C4, learner, "sim", extra_shapes=[(1000, 1000, 301)], run_pytest=False, perf=False, timeout=120)
+    big = [t for t in r.tests if t.get("shape") == [1000, 1000, 301] and t["status"] == "fail"]
+    assert big, [t["name"] for t in r.tests]
+    for t in big:
+        ev = t["evidence"]
+        assert 0 < int(ev["checked"]) < 1000 * 1000 and ev["unwritten"] == ev["checked"], t
+    assert (r.status, [d["id"] for d in r.diagnoses]) == ("fail", ["output-not-written"])
