@@ -340,3 +340,61 @@ def test_a_file_that_writes_nothing_is_named_at_a_shape_compared_only_in_part(tm
         ev = t["evidence"]
         assert 0 < int(ev["checked"]) < 1000 * 1000 and ev["unwritten"] == ev["checked"], t
     assert (r.status, [d["id"] for d in r.diagnoses]) == ("fail", ["output-not-written"])
+
+
+# ---- a launch refused at a shape only the GPU runs ----
+
+C5 = manifest.find(manifest.load(), "c5_softmax")
+INVALID_CONFIGURATION = ("Expected equality of these values: err Which is: 9 cudaSuccess Which is: 0 "
+                         "cudaErrorInvalidConfiguration: invalid configuration argument")
+
+
+def _c5_row(rows, cols, status="pass", message=""):
+    return {"name": f"C5/Softmax.MatchesHostReference/online_uniform_{rows}x{cols}", "status": status,
+            "message": message, "source": "gtest", "variant": "online_uniform", "shape": [rows, cols]}
+
+
+def test_a_launch_refused_at_a_gpu_only_shape_is_named_from_the_cases_own_error():
+    # One block per row along y: 262144 rows is a grid of 262144 blocks in y (at most 65535). The
+    # simulator runs only the public shapes, passes them all, and its replay finds nothing.
+    r = Result(problem=C5.number, file="mine/c5.cu", backend={"kind": "gpu", "device": "H200"})
+    r.tests = [_c5_row(3, 33), _c5_row(64, 1024), _c5_row(262144, 128, "fail", INVALID_CONFIGURATION)]
+    gpu = Run(tests=r.tests, exit_code=1)
+    diagnose.from_runs(C5, r, [gpu])
+    replay.attach(C5, r, replay.findings(C5, "mine/c5.cu", [Run(tests=[_c5_row(3, 33)])], ()), [gpu])
+    verdict.decide(C5, r, [gpu])
+    render_result(r, C5)
+    assert (r.status, [d["id"] for d in r.diagnoses]) == ("fail", ["launch-configuration"])
+    en = r.diagnoses[0]["message"]["en"]
+    assert "online_uniform_262144x128" in en and "cudaErrorInvalidConfiguration" in en and "65535" in en
+    assert r.diagnoses[0]["message"]["zh"]
+
+
+def test_a_case_that_failed_otherwise_is_no_refused_launch():
+    r = Result(problem=C5.number, file="mine/c5.cu", backend={"kind": "gpu", "device": "H200"})
+    r.tests = [_c5_row(262144, 128, "fail", "Expected equality of these values: err Which is: 1 cudaSuccess "
+                                             "Which is: 0 cudaErrorInvalidValue: invalid argument")]
+    diagnose.from_runs(C5, r, [Run(tests=r.tests, exit_code=1)])
+    assert "launch-configuration" not in [d["id"] for d in r.diagnoses]
+
+
+def test_the_replays_words_for_a_refused_launch_replace_the_gpus_own():
+    r = Result(problem=C4.number, file="mine/c4.cu", backend={"kind": "gpu", "device": "H200"})
+    r.tests = [_c4_row("tiled", (1, 1, 1), message=INVALID_CONFIGURATION)]
+    gpu = Run(tests=r.tests, exit_code=1)
+    diagnose.from_runs(C4, r, [gpu])
+    assert [d["id"] for d in r.diagnoses] == ["launch-configuration"] and not r.diagnoses[0].get("replay")
+    sim_run = Run(sim_events=[_refused_launch_event()], tests=[_c4_row("tiled", (1, 1, 1), evidence={})])
+    replay.attach(C4, r, replay.findings(C4, "mine/c4.cu", [sim_run], ()), [gpu])
+    render_result(r, C4)
+    assert [d["id"] for d in r.diagnoses] == ["launch-configuration"] and r.diagnoses[0]["replay"]
+    assert "sgemm_tiled_kernel" in r.diagnoses[0]["message"]["en"]
+
+
+def test_on_the_simulator_a_refused_launch_is_named_once_with_its_kernel():
+    r = Result(problem=C4.number, file="mine/c4.cu", backend={"kind": "sim", "device": "drills simulator"})
+    r.tests = [_c4_row("tiled", (1, 1, 1), message=INVALID_CONFIGURATION)]
+    diagnose.from_runs(C4, r, [Run(tests=r.tests, sim_events=[_refused_launch_event()], exit_code=1)])
+    render_result(r, C4)
+    assert [d["id"] for d in r.diagnoses] == ["launch-configuration"]
+    assert "sgemm_tiled_kernel" in r.diagnoses[0]["message"]["en"]

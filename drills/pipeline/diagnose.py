@@ -84,8 +84,28 @@ def from_runs(problem: Problem, result: Result, runs: list, binaries=()) -> None
                 result.diagnose("timeout", key="diagnosis.timeout-host")
             else:
                 result.diagnose("timeout")
+    _refused_launch(result)
     _from_wrong_outputs(problem, result)
     order(problem, result)
+
+
+# Only a launch gives these (cudaErrorInvalidValue, which a grid of 0 blocks gets on an H200, comes
+# from a copy as well): the case failed before its kernel ran.
+LAUNCH_REFUSED = re.compile(r"\b(cudaErrorInvalidConfiguration|cudaErrorLaunchOutOfResources)\b")
+
+
+def _refused_launch(result: Result) -> None:
+    """A case whose launch was refused, from the case's own failure (the tests print the error's name).
+    The simulator names the kernel and the reason (its launch event; on a GPU, the replay), but it
+    never runs a shape only the GPU runs, and there a grid can be too large (262144 blocks in y)."""
+    if any(d["id"] == "launch-configuration" for d in result.diagnoses):
+        return
+    for t in result.tests:
+        m = LAUNCH_REFUSED.search(t.get("message") or "") if t.get("status") == "fail" else None
+        if m:
+            result.diagnose("launch-configuration", key="diagnosis.launch-refused",
+                            case=t["name"].rsplit("/", 1)[-1], error=m.group(1))
+            return
 
 
 def order(problem: Problem, result: Result) -> None:

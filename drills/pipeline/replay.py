@@ -96,7 +96,8 @@ def attach(problem: Problem, result: Result, found: list[dict], gpu_runs: list) 
             continue
         same = next((x for x in result.diagnoses if x["id"] == d["id"]), None)
         if same is not None:
-            if same.get("line") or not d.get("line"):
+            # a refused launch: the GPU's case gave only the error's name, the replay the kernel and why
+            if (same.get("line") or not d.get("line")) and d["id"] not in NAMED_WHEN_THE_GPU_FAILED:
                 continue
             result.diagnoses.remove(same)
         if d["id"] == "timeout" and gpu_case:
