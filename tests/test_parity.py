@@ -398,3 +398,19 @@ def test_on_the_simulator_a_refused_launch_is_named_once_with_its_kernel():
     render_result(r, C4)
     assert [d["id"] for d in r.diagnoses] == ["launch-configuration"]
     assert "sgemm_tiled_kernel" in r.diagnoses[0]["message"]["en"]
+
+
+def test_a_gpu_only_case_passes_on_the_simulator():
+    # tests/parity/gpu-only/c5/rows-as-blocks-in-y: what the H200 runs (benchmarks/h200/gpupath.sh with
+    # GPUPATH_CASES) expects `fail launch-configuration`; the simulator, at the public shapes, passes it.
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fixture_patch import materialise
+    from drills.pipeline.judge import judge
+    folder = ROOT / "tests" / "parity" / "gpu-only" / "c5" / "rows-as-blocks-in-y"
+    expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    learner = materialise(folder / "mistake.patch", ROOT / "tests" / "golden" / "c5" / "base.cu",
+                          ROOT / "build" / "golden-src" / "gpu-only" / "c5" / "rows-as-blocks-in-y" / "learner.cu")
+    r = judge(C5, learner, "sim", run_pytest=False, perf=False, timeout=300)
+    assert (r.status, [d["id"] for d in r.diagnoses]) == (expected["sim"]["status"], expected["sim"]["diagnoses"])
+    assert expected["diagnoses"] == ["launch-configuration"] and all(t["status"] != "fail" for t in r.tests)

@@ -15,7 +15,8 @@
 
 --cases (gpupath.sh: GPUPATH_CASES) judges only the golden cases named (chapter/case, separated by
 spaces or commas), builds only their problems, skips the timings (--timings keeps them) and keeps
-every case's failed rows in parity.jsonl, whether it agreed or not.
+every case's failed rows in parity.jsonl, whether it agreed or not. It also takes the cases of
+tests/parity/gpu-only/ (a mistake only a GPU-only shape shows: expected.json is the GPU's answer).
 
 Writes OUTDIR/{timings.json, timings.md, parity.jsonl, parity.md, judge-*.json, log.txt}; every
 step is timed and a failing step is reported, never fatal. Progress goes to stdout as it happens.
@@ -40,6 +41,9 @@ from drills import manifest  # noqa: E402
 from fixture_patch import materialise  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden"
+# Cases whose mistake shows only at a shape the GPU alone runs: their expected.json is the GPU's answer
+# (the simulator's, which passes them, is its "sim"). Named in --cases like golden ones.
+GPU_ONLY = ROOT / "tests" / "parity" / "gpu-only"
 T0 = time.monotonic()
 
 
@@ -51,8 +55,13 @@ def problems_by_chapter() -> dict:
     return {p.chapter.lower(): p for p in manifest.load().values()}
 
 
+def case_folder(chapter: str, case: str) -> Path:
+    golden = GOLDEN / chapter / case
+    return golden if golden.is_dir() else GPU_ONLY / chapter / case
+
+
 def case_file(chapter: str, case: str, where: Path) -> Path:
-    return materialise(GOLDEN / chapter / case / "mistake.patch", GOLDEN / chapter / "base.cu",
+    return materialise(case_folder(chapter, case) / "mistake.patch", GOLDEN / chapter / "base.cu",
                        where / chapter / case / "learner.cu")
 
 
@@ -166,11 +175,12 @@ def golden_cases(chapters: dict) -> list[tuple[str, str]]:
 def chosen_cases(spec: str, chapters: dict) -> list[tuple[str, str]]:
     """"c4/output-not-written, g1/output-not-written" -> [("c4", "output-not-written"), ...]; a name
     that is no golden case stops the script before it builds anything."""
-    known = set(golden_cases(chapters))
+    known = set(golden_cases(chapters)) | {(ch, c.name) for ch in chapters if (GPU_ONLY / ch).is_dir()
+                                           for c in (GPU_ONLY / ch).iterdir() if (c / "expected.json").exists()}
     want = [tuple(x.split("/", 1)) for x in spec.replace(",", " ").split() if x]
     unknown = [f"{c[0]}/{c[-1]}" for c in want if c not in known]
     if unknown:
-        raise SystemExit(f"not golden cases: {', '.join(unknown)}")
+        raise SystemExit(f"not golden (or gpu-only) cases: {', '.join(unknown)}")
     return list(dict.fromkeys(want))
 
 
@@ -181,7 +191,7 @@ def parity(backend: str, chapters: dict, out: Path, env: dict, jobs: int, deadli
     rows = []
 
     def one(ch, case):
-        expected = json.loads((GOLDEN / ch / case / "expected.json").read_text())
+        expected = json.loads((case_folder(ch, case) / "expected.json").read_text())
         f = case_file(ch, case, out / "golden-src")
         case_env = dict(env, **expected.get("env", {}))
         if time.monotonic() - T0 > deadline:
@@ -192,6 +202,8 @@ def parity(backend: str, chapters: dict, out: Path, env: dict, jobs: int, deadli
                "got": {"status": got["status"], "diagnoses": got["diagnoses"]}, "replayed": got.get("replayed", []),
                "wall": round(wall, 2), "timings": got.get("timings"), "message": got.get("message", "")}
         row["same"] = row["expected"] == row["got"]
+        if case_folder(ch, case).parent.parent == GPU_ONLY:  # expected: the GPU's answer, not the simulator's
+            row["gpu_only"] = {"sim": expected.get("sim")}
         if d is not None and (keep_rows or not row["same"]):  # the rows the diagnoses read: a difference reproduces from data
             row["failed_rows"] = [{**{k: t[k] for k in ("name", "status", "evidence") if k in t},
                                    "message": (t.get("message") or "")[:160]}
