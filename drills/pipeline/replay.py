@@ -27,8 +27,8 @@ from ..messages import say
 from ..result import Result
 
 # What a replay may add: the simulator's run-time findings, the root causes (symptoms.py), what
-# stops a program and a launch the driver refuses. `unsupported` is the simulator's limit, not the learner's mistake, and a GPU that
-# ran the code has nothing to learn from it.
+# stops a program and a launch the driver refuses. `unsupported` is the simulator's limit, not the
+# learner's mistake, and a GPU that ran the code has nothing to learn from it.
 FINDINGS = symptoms.ROOT_CAUSES | {"host-deref-device-pointer", "timeout", "deadlock", "launch-configuration"}
 # Findings that are wrong whatever the GPU's outputs were.
 DEFECTS = symptoms.ROOT_CAUSES
