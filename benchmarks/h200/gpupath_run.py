@@ -172,11 +172,15 @@ def golden_cases(chapters: dict) -> list[tuple[str, str]]:
             if (c / "expected.json").exists()]
 
 
+def gpu_only_cases(chapters: dict) -> list[tuple[str, str]]:
+    return [(ch, c.name) for ch in sorted(chapters) if (GPU_ONLY / ch).is_dir()
+            for c in sorted((GPU_ONLY / ch).iterdir()) if (c / "expected.json").exists()]
+
+
 def chosen_cases(spec: str, chapters: dict) -> list[tuple[str, str]]:
     """"c4/output-not-written, g1/output-not-written" -> [("c4", "output-not-written"), ...]; a name
     that is no golden case stops the script before it builds anything."""
-    known = set(golden_cases(chapters)) | {(ch, c.name) for ch in chapters if (GPU_ONLY / ch).is_dir()
-                                           for c in (GPU_ONLY / ch).iterdir() if (c / "expected.json").exists()}
+    known = set(golden_cases(chapters)) | set(gpu_only_cases(chapters))
     want = [tuple(x.split("/", 1)) for x in spec.replace(",", " ").split() if x]
     unknown = [f"{c[0]}/{c[-1]}" for c in want if c not in known]
     if unknown:
@@ -186,7 +190,7 @@ def chosen_cases(spec: str, chapters: dict) -> list[tuple[str, str]]:
 
 def parity(backend: str, chapters: dict, out: Path, env: dict, jobs: int, deadline: float,
            cases: list | None = None, keep_rows: bool = False) -> list:
-    cases = list(cases) if cases else golden_cases(chapters)
+    cases = list(cases) if cases else golden_cases(chapters) + gpu_only_cases(chapters)
     table = out / "parity.jsonl"
     rows = []
 
@@ -194,16 +198,18 @@ def parity(backend: str, chapters: dict, out: Path, env: dict, jobs: int, deadli
         expected = json.loads((case_folder(ch, case) / "expected.json").read_text())
         f = case_file(ch, case, out / "golden-src")
         case_env = dict(env, **expected.get("env", {}))
+        gpu_only = {"gpu_only": {"sim": expected.get("sim")}} if case_folder(ch, case).parent.parent == GPU_ONLY else {}
+        if gpu_only and (backend == "sim" or env.get("DRILLS_GPU_STANDIN") == "sim"):
+            expected = {**expected, **expected["sim"]}  # neither runs the GPU-only shapes
         if time.monotonic() - T0 > deadline:
-            return {"case": f"{ch}/{case}", "skipped": "past the script's deadline"}
+            return {"case": f"{ch}/{case}", "skipped": "past the script's deadline", **gpu_only}
         d, wall, err = judge_one(chapters[ch].number, f, backend, case_env)
         got = summary(d)
         row = {"case": f"{ch}/{case}", "expected": {"status": expected["status"], "diagnoses": expected["diagnoses"]},
                "got": {"status": got["status"], "diagnoses": got["diagnoses"]}, "replayed": got.get("replayed", []),
                "wall": round(wall, 2), "timings": got.get("timings"), "message": got.get("message", "")}
         row["same"] = row["expected"] == row["got"]
-        if case_folder(ch, case).parent.parent == GPU_ONLY:  # expected: the GPU's answer, not the simulator's
-            row["gpu_only"] = {"sim": expected.get("sim")}
+        row.update(gpu_only)  # its expected.json is the GPU's answer, not the simulator's
         if d is not None and (keep_rows or not row["same"]):  # the rows the diagnoses read: a difference reproduces from data
             row["failed_rows"] = [{**{k: t[k] for k in ("name", "status", "evidence") if k in t},
                                    "message": (t.get("message") or "")[:160]}
@@ -239,17 +245,24 @@ def write_tables(out: Path, backend: str, t: dict, rows: list) -> None:
         tm = ", ".join(f"{k} {v:.1f}" for k, v in (r.get("timings") or {}).items())
         lines.append(f"| {name} | {r['wall']} | {r.get('seconds')} | {r['status']} | {' '.join(r['diagnoses'])} | {tm} |")
     (out / "timings.md").write_text("\n".join(lines) + "\n")
-    same = sum(1 for r in rows if r.get("same"))
-    judged = [r for r in rows if "skipped" not in r]
+    only = [r for r in rows if "gpu_only" in r]
+    rows_golden = [r for r in rows if "gpu_only" not in r]
+    same = sum(1 for r in rows_golden if r.get("same"))
+    judged = [r for r in rows_golden if "skipped" not in r]
     lines = [f"{same} of {len(judged)} golden cases judged on {backend}: same verdict and diagnosis ids as on the simulator"
-             f" (expected.json); {len(rows) - len(judged)} not judged (the script's deadline).", "",
+             f" (expected.json); {len(rows_golden) - len(judged)} not judged (the script's deadline)."]
+    if only:  # their expected.json is the GPU's answer (tests/parity/gpu-only/)
+        lines.append(f"GPU-only cases (a mistake only a shape the simulator never runs shows): "
+                     f"{sum(1 for r in only if r.get('same'))} of {len(only)} as expected on {backend}.")
+    lines += ["",
              f"| case | sim (expected.json) | {backend} | same | from the replay | wall s |", "|---|---|---|---|---|---|"]
     for r in rows:
         if "skipped" in r:
             lines.append(f"| {r['case']} | | | skipped: {r['skipped']} | | |")
             continue
         e, g = r["expected"], r["got"]
-        lines.append(f"| {r['case']} | {e['status']} {' '.join(e['diagnoses'])} | {g['status']} {' '.join(g['diagnoses'])} | "
+        name = f"{r['case']} (GPU-only: expected is the GPU's answer)" if "gpu_only" in r else r["case"]
+        lines.append(f"| {name} | {e['status']} {' '.join(e['diagnoses'])} | {g['status']} {' '.join(g['diagnoses'])} | "
                      f"{'yes' if r['same'] else '**no**'} | {' '.join(r['replayed'])} | {r['wall']} |")
     (out / "parity.md").write_text("\n".join(lines) + "\n")
 
