@@ -201,6 +201,7 @@ def parity(backend: str, chapters: dict, out: Path, env: dict, jobs: int, deadli
         gpu_only = {"gpu_only": {"sim": expected.get("sim")}} if case_folder(ch, case).parent.parent == GPU_ONLY else {}
         if gpu_only and (backend == "sim" or env.get("DRILLS_GPU_STANDIN") == "sim"):
             expected = {**expected, **expected["sim"]}  # neither runs the GPU-only shapes
+            gpu_only["gpu_only"]["held_to"] = "sim"
         if time.monotonic() - T0 > deadline:
             return {"case": f"{ch}/{case}", "skipped": "past the script's deadline", **gpu_only}
         d, wall, err = judge_one(chapters[ch].number, f, backend, case_env)
@@ -261,7 +262,9 @@ def write_tables(out: Path, backend: str, t: dict, rows: list) -> None:
             lines.append(f"| {r['case']} | | | skipped: {r['skipped']} | | |")
             continue
         e, g = r["expected"], r["got"]
-        name = f"{r['case']} (GPU-only: expected is the GPU's answer)" if "gpu_only" in r else r["case"]
+        held = (r.get("gpu_only") or {}).get("held_to") == "sim"
+        name = (f"{r['case']} (GPU-only: expected is the {'simulator' if held else 'GPU'}'s answer)"
+                if "gpu_only" in r else r["case"])
         lines.append(f"| {name} | {e['status']} {' '.join(e['diagnoses'])} | {g['status']} {' '.join(g['diagnoses'])} | "
                      f"{'yes' if r['same'] else '**no**'} | {' '.join(r['replayed'])} | {r['wall']} |")
     (out / "parity.md").write_text("\n".join(lines) + "\n")
