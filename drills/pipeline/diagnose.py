@@ -7,6 +7,8 @@ Stable ids (the result object's `diagnoses[].id`; golden cases in tests/golden/<
   from the simulator's errors: wrong-shuffle-mask (sync-mask), barrier-in-divergent-branch
       (barrier-divergence), missing-barrier (shared-race), vec4-tail-overrun (a float4 or group of
       four reading past the array's end), misaligned-vector-access, out-of-bounds;
+  launch-configuration: a launch refused (the simulator's reason; on a GPU the replay's, or at a
+      shape only the GPU runs the case's own error name);
   from the pattern of wrong outputs: each problem's module (drills/problems/<module>.py, DIAGNOSES);
   from failed technique checks (the manifest's `diagnosis`): no-shared-memory, uncoalesced-store,
       uncoalesced-load, uncoalesced-access, no-vector-loads, bank-conflicts.
