@@ -161,9 +161,12 @@ bool matches_everywhere(const std::vector<float>& got, const Dims& d, F formula)
 
 // Facts about a wrong C that the judge turns into named diagnoses (drills/diagnose.py reads them
 // by name; the judge never reads the learner's source). Whole-C comparisons only on small shapes.
-void record_evidence(const std::vector<float>& got, const Dims& d, size_t wrong, size_t unwritten,
-                     size_t wrong_outside_tiles, double worst) {
+void record_evidence(const std::vector<float>& got, const Dims& d, size_t checked, size_t wrong,
+                     size_t unwritten, size_t wrong_outside_tiles, double worst) {
   using ::testing::Test;
+  // How many elements were compared: all of C on small shapes, whole rows and columns on large
+  // ones. "Nothing written" is unwritten == checked, whatever the shape.
+  Test::RecordProperty("checked", std::to_string(checked));
   Test::RecordProperty("wrong", std::to_string(wrong));
   Test::RecordProperty("unwritten", std::to_string(unwritten));
   Test::RecordProperty("wrong_outside_whole_tiles", std::to_string(wrong_outside_tiles));
@@ -261,7 +264,7 @@ void record_evidence(const std::vector<float>& got, const Dims& d, size_t wrong,
           << bound << ")";
   }
   if (wrong == 0) return ::testing::AssertionSuccess();
-  record_evidence(got, d, wrong, unwritten, outside, worst);
+  record_evidence(got, d, checked, wrong, unwritten, outside, worst);
   return ::testing::AssertionFailure() << wrong << " of " << checked << " checked elements differ (C is " << d.M
                                        << "x" << d.N << ", K = " << d.K << ")" << msg.str();
 }

@@ -283,3 +283,36 @@ def test_a_new_path_costs_one_compile_and_an_unchanged_file_none(tmp_path):
     f.write_text(f.read_text().replace("__syncthreads();", "__syncthreads()"))  # a compile error
     broken = build.build(subject)
     assert not broken.ok and broken.errors and not subject.test_binary.exists()
+
+
+# ---- benchmarks/h200/gpupath.sh's case list (GPUPATH_CASES) ----
+
+def _gpupath_run():
+    sys.path.insert(0, str(ROOT / "benchmarks" / "h200"))
+    import gpupath_run
+    return gpupath_run
+
+
+def test_gpupath_cases_names_golden_and_gpu_only_cases_and_refuses_others():
+    g = _gpupath_run()
+    chapters = {ch: p for ch, p in g.problems_by_chapter().items() if (g.GOLDEN / ch).is_dir()}
+    assert g.chosen_cases("c4/output-not-written, g1/output-not-written c4/output-not-written", chapters) == [
+        ("c4", "output-not-written"), ("g1", "output-not-written")]
+    assert ("c5", "rows-as-blocks-in-y") in g.gpu_only_cases(chapters)
+    assert g.chosen_cases("c5/rows-as-blocks-in-y", chapters) == [("c5", "rows-as-blocks-in-y")]
+    assert g.case_folder("c5", "rows-as-blocks-in-y").parent.parent == g.GPU_ONLY
+    with pytest.raises(SystemExit, match="c4/no-such-case"):
+        g.chosen_cases("c4/no-such-case", chapters)
+
+
+def test_gpupath_tables_count_gpu_only_cases_on_their_own_line(tmp_path):
+    g = _gpupath_run()
+    row = lambda case, same, **more: {"case": case, "expected": {"status": "fail", "diagnoses": ["x"]},  # noqa: E731
+                                      "got": {"status": "fail", "diagnoses": ["x"]}, "replayed": [], "wall": 1.0,
+                                      "same": same, **more}
+    g.write_tables(tmp_path, "gpu", {}, [row("c4/a", True), row("c4/b", False),
+                                         row("c5/c", True, gpu_only={"sim": {"status": "pass", "diagnoses": []}})])
+    text = (tmp_path / "parity.md").read_text()
+    assert text.startswith("1 of 2 golden cases judged on gpu")
+    assert "GPU-only cases (a mistake only a shape the simulator never runs shows): 1 of 1 as expected" in text
+    assert "c5/c (GPU-only: expected is the GPU's answer)" in text

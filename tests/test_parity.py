@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 
@@ -147,14 +148,31 @@ def test_a_write_past_the_end_that_the_replay_names_as_out_of_bounds_is_not_a_se
 
 RECORDINGS = sorted((ROOT / "tests" / "parity").glob("*.json"))
 PROBLEMS = {p.chapter.lower(): p for p in manifest.load().values()}
-# What a replay attached before the cp.async fix (main ec3d595): the H200's run, reproduced.
-FINDINGS_ON_THE_H200 = frozenset(replay.FINDINGS) - {"cp-async-read-before-wait"}
+# The H200 runs the recordings come from (`gpu.run`; none: the first), and how the judge differed
+# then: the findings a replay did not attach yet, whether the symptoms rule was in.
+FIRST_RUN = "2026-12-02 01:04 (main ec3d595)"
+RUNS = {
+    FIRST_RUN: {"dropped": {"cp-async-read-before-wait", "launch-configuration"}, "symptoms": False},
+    "2026-12-02 03:13 (main 33982b9)": {"dropped": {"launch-configuration"}, "symptoms": True},
+}
+CHECKED = re.compile(r"\b(\d+) of (\d+) checked elements differ")
 
 
-def _gpu_rows(doc: dict) -> list[dict]:
+def recorded_now(row: dict) -> dict:
+    """A GPU row as today's test program records it: C4 and G1 record how many elements they compared
+    (`checked`), the number their message always printed ("32752 of 32752 checked elements differ")."""
+    m = CHECKED.search(row.get("message") or "")
+    ev = row.get("evidence")
+    if m and ev and "wrong" in ev and "checked" not in ev:
+        assert ev["wrong"] == m.group(1), row["name"]  # the message and the evidence speak of one comparison
+        row = {**row, "evidence": {"checked": m.group(2), **ev}}
+    return row
+
+
+def _gpu_rows(doc: dict, now: bool = True) -> list[dict]:
     rows = {t["name"]: copy.deepcopy(t) for t in doc["sim"]["tests"]}
     for t in doc["gpu"]["rows"]:
-        rows[t["name"]] = {**rows.get(t["name"], {"source": "gtest"}), **copy.deepcopy(t)}
+        rows[t["name"]] = {**rows.get(t["name"], {"source": "gtest"}), **copy.deepcopy(recorded_now(t) if now else t)}
         if "evidence" in t and t["evidence"] is None:
             rows[t["name"]].pop("evidence")
     return sorted(rows.values(), key=lambda t: t["name"])
@@ -162,16 +180,18 @@ def _gpu_rows(doc: dict) -> list[dict]:
 
 def judge_on_gpu(doc: dict, h200: bool = False) -> Result:
     """The GPU judge's diagnosis stages (drills/pipeline/judge.py) over the recorded rows; h200=True
-    runs them as main ec3d595 did (no symptoms rule, the cp.async finding dropped)."""
+    runs them as the judge of the H200 run did (RUNS) over its rows as it recorded them."""
     problem = PROBLEMS[doc["case"].split("/")[0]]
+    then = RUNS[doc["gpu"].get("run", FIRST_RUN)]
     sim_run = Run(tests=copy.deepcopy(doc["sim"]["tests"]), sim_events=copy.deepcopy(doc["sim"]["events"]))
     r = Result(problem=problem.number, file=doc["file"], backend={"kind": "gpu", "device": "H200"})
-    r.tests = _gpu_rows(doc)
+    r.tests = _gpu_rows(doc, now=not h200)
     gpu = Run(tests=r.tests, exit_code=1)
     found = replay.findings(problem, doc["file"], [sim_run], ())
     if h200:
-        found = [d for d in found if d["id"] in FINDINGS_ON_THE_H200]
-    with symptoms.reading(r, r.tests if h200 else symptoms.rows_to_read(r.tests, sim_run.tests, found)):
+        found = [d for d in found if d["id"] not in then["dropped"]]
+    rule = not h200 or then["symptoms"]
+    with symptoms.reading(r, symptoms.rows_to_read(r.tests, sim_run.tests, found) if rule else r.tests):
         diagnose.from_runs(problem, r, [gpu])
     replay.attach(problem, r, found, [gpu])
     r.checks = copy.deepcopy(doc["sim"]["checks"])
@@ -226,3 +246,171 @@ def test_the_gpu_now_gives_the_simulators_verdict_and_ids(path):
     doc = json.loads(path.read_text(encoding="utf-8"))
     want = _expected(doc)
     assert _ids(judge_on_gpu(doc)) == (want["status"], want["diagnoses"])
+
+
+# ---- the three cases that still differed on the H200's final run (03:13, main 33982b9) ----
+
+C4 = manifest.find(manifest.load(), "c4_sgemm")
+
+
+def _c4_row(variant, dims, status="fail", evidence=None, message=""):
+    row = {"name": f"C4/Sgemm.MatchesHostReference/{variant}_{'x'.join(map(str, dims))}", "status": status,
+           "message": message, "source": "gtest", "variant": variant, "shape": list(dims)}
+    if evidence is not None:
+        row["evidence"] = evidence
+    return row
+
+
+def test_nothing_written_compares_unwritten_with_the_elements_the_test_checked():
+    # A GPU-only shape compares whole rows and columns of C only: 32752 of 4096*4096 elements.
+    sampled = _c4_row("tiled", (4096, 4096, 4096), evidence={"checked": "32752", "wrong": "32752", "unwritten": "32752"})
+    assert diagnose.nothing_written(sampled)
+    some = _c4_row("tiled", (4096, 4096, 4096), evidence={"checked": "32752", "wrong": "100", "unwritten": "100"})
+    assert not diagnose.nothing_written(some)
+    # a test that records no `checked` compared all M*N
+    assert diagnose.nothing_written(_c4_row("tiled", (7, 33, 1), evidence={"wrong": "231", "unwritten": "231"}))
+    assert not diagnose.nothing_written(_c4_row("tiled", (4096, 4096, 4096),
+                                                evidence={"wrong": "32752", "unwritten": "32752"}))
+    assert not diagnose.nothing_written(_c4_row("tiled", (1, 1, 1), evidence={"checked": "0", "unwritten": "0"}))
+
+
+def test_output_not_written_on_a_gpu_only_shape_is_named():
+    def judged(rows):
+        r = Result(problem=C4.number, file="mine/c4.cu", backend={"kind": "gpu", "device": "H200"})
+        r.tests = rows
+        diagnose.from_runs(C4, r, [Run(tests=rows, exit_code=1)])
+        return [d["id"] for d in r.diagnoses]
+
+    small = _c4_row("tiled", (33, 31, 97), evidence={"checked": "1023", "wrong": "1023", "unwritten": "1023"})
+    big = _c4_row("tiled", (4096, 4096, 4096), evidence={"checked": "32752", "wrong": "32752", "unwritten": "32752"})
+    assert judged([small, big]) == ["output-not-written"]
+    # written at the small shapes, nothing at a large one: not "never written"
+    partly = _c4_row("tiled", (33, 31, 97), evidence={"checked": "1023", "wrong": "31", "unwritten": "31"})
+    assert "output-not-written" not in judged([partly, big])
+
+
+def _refused_launch_event():
+    return {"event": "launch", "kernel": "sgemm_tiled_kernel(float const*, float const*, float*, int, int, int)",
+            "mangled": "_Z18sgemm_tiled_kernelPKfS0_Pfiii",
+            "errors": [{"kind": "launch-configuration",
+                        "message": "grid dimensions must be 1..2147483647 in x and 1..65535 in y and z "
+                                   "(cudaErrorInvalidConfiguration)"}]}
+
+
+def test_a_launch_the_simulator_refuses_is_named_on_a_gpu_whose_case_failed():
+    sim_run = Run(sim_events=[_refused_launch_event()], tests=[_c4_row("tiled", (1, 1, 1), evidence={"shape": "1x1x1"})])
+    found = replay.findings(C4, "mine/c4.cu", [sim_run], ())
+    assert [d["id"] for d in found] == ["launch-configuration"]
+    r = Result(problem=C4.number, file="mine/c4.cu", backend={"kind": "gpu", "device": "H200"})
+    r.tests = [_c4_row("tiled", (1, 1, 1), message="err Which is: 1 cudaSuccess Which is: 0 cudaErrorInvalidValue")]
+    replay.attach(C4, r, found, [Run()])
+    verdict.decide(C4, r, [Run()])
+    render_result(r, C4)
+    assert r.status == "fail" and [d["id"] for d in r.diagnoses] == ["launch-configuration"]
+    assert "sgemm_tiled_kernel" in r.diagnoses[0]["message"]["en"] and r.diagnoses[0]["replay"]["tool"] == "simulator"
+
+
+def test_a_launch_only_the_simulator_refuses_is_not_named_when_the_gpu_passed():
+    # the GPU accepted the launch: the simulator's refusal is its own limit, not the learner's mistake
+    sim_run = Run(sim_events=[_refused_launch_event()], tests=[_c4_row("tiled", (1, 1, 1), evidence={})])
+    r = Result(problem=C4.number, file="mine/c4.cu", backend={"kind": "gpu", "device": "H200"})
+    r.tests = [_c4_row("tiled", (1, 1, 1), status="pass")]
+    r.checks = [{"id": c.id, "status": "pass", "severity": c.severity, "message": say("check.not-measured", why="-")}
+                for c in C4.checks]
+    replay.attach(C4, r, replay.findings(C4, "mine/c4.cu", [sim_run], ()), [Run()])
+    verdict.decide(C4, r, [Run()])
+    assert r.status == "pass" and r.diagnoses == []
+    assert "launch-configuration" not in replay.DEFECTS
+
+
+def test_a_file_that_writes_nothing_is_named_at_a_shape_compared_only_in_part(tmp_path):
+    # The simulator runs the GPU-only kind of shape too when a grader asks for it: M*N*K > 3e8, where
+    # C4's test compares whole rows and columns of C only. Before `checked`, such a row had
+    # unwritten < M*N and the file got no id, on either backend.
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fixture_patch import materialise
+    from drills.pipeline.judge import judge
+    golden = ROOT / "tests" / "golden" / "c4"
+    learner = materialise(golden / "output-not-written" / "mistake.patch", golden / "base.cu", tmp_path / "learner.cu")
+    r = judge(C4, learner, "sim", extra_shapes=[(1000, 1000, 301)], run_pytest=False, perf=False, timeout=120)
+    big = [t for t in r.tests if t.get("shape") == [1000, 1000, 301] and t["status"] == "fail"]
+    assert big, [t["name"] for t in r.tests]
+    for t in big:
+        ev = t["evidence"]
+        assert 0 < int(ev["checked"]) < 1000 * 1000 and ev["unwritten"] == ev["checked"], t
+    assert (r.status, [d["id"] for d in r.diagnoses]) == ("fail", ["output-not-written"])
+
+
+# ---- a launch refused at a shape only the GPU runs ----
+
+C5 = manifest.find(manifest.load(), "c5_softmax")
+INVALID_CONFIGURATION = ("Expected equality of these values: err Which is: 9 cudaSuccess Which is: 0 "
+                         "cudaErrorInvalidConfiguration: invalid configuration argument")
+
+
+def _c5_row(rows, cols, status="pass", message=""):
+    return {"name": f"C5/Softmax.MatchesHostReference/online_uniform_{rows}x{cols}", "status": status,
+            "message": message, "source": "gtest", "variant": "online_uniform", "shape": [rows, cols]}
+
+
+def test_a_launch_refused_at_a_gpu_only_shape_is_named_from_the_cases_own_error():
+    # One block per row along y: 262144 rows is a grid of 262144 blocks in y (at most 65535). The
+    # simulator runs only the public shapes, passes them all, and its replay finds nothing.
+    r = Result(problem=C5.number, file="mine/c5.cu", backend={"kind": "gpu", "device": "H200"})
+    r.tests = [_c5_row(3, 33), _c5_row(64, 1024), _c5_row(262144, 128, "fail", INVALID_CONFIGURATION)]
+    gpu = Run(tests=r.tests, exit_code=1)
+    diagnose.from_runs(C5, r, [gpu])
+    replay.attach(C5, r, replay.findings(C5, "mine/c5.cu", [Run(tests=[_c5_row(3, 33)])], ()), [gpu])
+    verdict.decide(C5, r, [gpu])
+    render_result(r, C5)
+    assert (r.status, [d["id"] for d in r.diagnoses]) == ("fail", ["launch-configuration"])
+    en = r.diagnoses[0]["message"]["en"]
+    assert "online_uniform_262144x128" in en and "cudaErrorInvalidConfiguration" in en and "65535" in en
+    assert r.diagnoses[0]["message"]["zh"]
+
+
+def test_a_case_that_failed_otherwise_is_no_refused_launch():
+    r = Result(problem=C5.number, file="mine/c5.cu", backend={"kind": "gpu", "device": "H200"})
+    r.tests = [_c5_row(262144, 128, "fail", "Expected equality of these values: err Which is: 1 cudaSuccess "
+                                             "Which is: 0 cudaErrorInvalidValue: invalid argument")]
+    diagnose.from_runs(C5, r, [Run(tests=r.tests, exit_code=1)])
+    assert "launch-configuration" not in [d["id"] for d in r.diagnoses]
+
+
+def test_the_replays_words_for_a_refused_launch_replace_the_gpus_own():
+    r = Result(problem=C4.number, file="mine/c4.cu", backend={"kind": "gpu", "device": "H200"})
+    r.tests = [_c4_row("tiled", (1, 1, 1), message=INVALID_CONFIGURATION)]
+    gpu = Run(tests=r.tests, exit_code=1)
+    diagnose.from_runs(C4, r, [gpu])
+    assert [d["id"] for d in r.diagnoses] == ["launch-configuration"] and not r.diagnoses[0].get("replay")
+    sim_run = Run(sim_events=[_refused_launch_event()], tests=[_c4_row("tiled", (1, 1, 1), evidence={})])
+    replay.attach(C4, r, replay.findings(C4, "mine/c4.cu", [sim_run], ()), [gpu])
+    render_result(r, C4)
+    assert [d["id"] for d in r.diagnoses] == ["launch-configuration"] and r.diagnoses[0]["replay"]
+    assert "sgemm_tiled_kernel" in r.diagnoses[0]["message"]["en"]
+
+
+def test_on_the_simulator_a_refused_launch_is_named_once_with_its_kernel():
+    r = Result(problem=C4.number, file="mine/c4.cu", backend={"kind": "sim", "device": "drills simulator"})
+    r.tests = [_c4_row("tiled", (1, 1, 1), message=INVALID_CONFIGURATION)]
+    diagnose.from_runs(C4, r, [Run(tests=r.tests, sim_events=[_refused_launch_event()], exit_code=1)])
+    render_result(r, C4)
+    assert [d["id"] for d in r.diagnoses] == ["launch-configuration"]
+    assert "sgemm_tiled_kernel" in r.diagnoses[0]["message"]["en"]
+
+
+def test_a_gpu_only_case_passes_on_the_simulator():
+    # tests/parity/gpu-only/c5/rows-as-blocks-in-y: what the H200 runs (benchmarks/h200/gpupath.sh with
+    # GPUPATH_CASES) expects `fail launch-configuration`; the simulator, at the public shapes, passes it.
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fixture_patch import materialise
+    from drills.pipeline.judge import judge
+    folder = ROOT / "tests" / "parity" / "gpu-only" / "c5" / "rows-as-blocks-in-y"
+    expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    learner = materialise(folder / "mistake.patch", ROOT / "tests" / "golden" / "c5" / "base.cu",
+                          ROOT / "build" / "golden-src" / "gpu-only" / "c5" / "rows-as-blocks-in-y" / "learner.cu")
+    r = judge(C5, learner, "sim", run_pytest=False, perf=False, timeout=300)
+    assert (r.status, [d["id"] for d in r.diagnoses]) == (expected["sim"]["status"], expected["sim"]["diagnoses"])
+    assert expected["diagnoses"] == ["launch-configuration"] and all(t["status"] != "fail" for t in r.tests)

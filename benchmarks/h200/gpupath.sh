@@ -3,6 +3,8 @@
 # speed, and verdict/diagnosis parity with the simulator over every golden case.
 #
 #   OUT=/some/dir bash benchmarks/h200/gpupath.sh      # writes $OUT/gpupath/
+#   GPUPATH_CASES="c4/output-not-written g1/output-not-written" OUT=... bash benchmarks/h200/gpupath.sh
+#       only those golden cases (their problems' builds, no timings, every case's failed rows kept)
 #
 # Needs, carried with the tree (both git-ignored): .gtest/ (a copy of /usr/src/googletest: the GPU
 # image has no libgtest-dev) and .whl/ (pydantic and its four companions for Python 3.12: the image
@@ -48,7 +50,7 @@ python3 practice/judge.py doctor 2>&1 | tee -a "$O/log.txt"
 step "builds, must-show timings, golden parity (gpupath_run.py)"
 # GPUPATH_BACKEND=sim (with DRILLS_GPU_STANDIN=sim: gpu) tries the script on a machine without a GPU
 timeout -k 5 "${GPUPATH_LIMIT:-160}" python3 benchmarks/h200/gpupath_run.py "$O" --backend "${GPUPATH_BACKEND:-gpu}" \
-  --jobs "${GPUPATH_JOBS:-8}" --deadline "${GPUPATH_DEADLINE:-135}" 2>&1 | tee "$O/run.txt"
+  --jobs "${GPUPATH_JOBS:-8}" --deadline "${GPUPATH_DEADLINE:-135}" --cases "${GPUPATH_CASES:-}" 2>&1 | tee "$O/run.txt"
 echo "gpupath_run.py rc=${PIPESTATUS[0]}" | tee -a "$O/log.txt"
 
 step "tables (again, from what the run left, in case it was stopped)"

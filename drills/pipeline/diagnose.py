@@ -7,6 +7,8 @@ Stable ids (the result object's `diagnoses[].id`; golden cases in tests/golden/<
   from the simulator's errors: wrong-shuffle-mask (sync-mask), barrier-in-divergent-branch
       (barrier-divergence), missing-barrier (shared-race), vec4-tail-overrun (a float4 or group of
       four reading past the array's end), misaligned-vector-access, out-of-bounds;
+  launch-configuration: a launch refused (the simulator's reason; on a GPU the replay's, or at a
+      shape only the GPU runs the case's own error name);
   from the pattern of wrong outputs: each problem's module (drills/problems/<module>.py, DIAGNOSES);
   from failed technique checks (the manifest's `diagnosis`): no-shared-memory, uncoalesced-store,
       uncoalesced-load, uncoalesced-access, no-vector-loads, bank-conflicts.
@@ -84,8 +86,28 @@ def from_runs(problem: Problem, result: Result, runs: list, binaries=()) -> None
                 result.diagnose("timeout", key="diagnosis.timeout-host")
             else:
                 result.diagnose("timeout")
+    _refused_launch(result)
     _from_wrong_outputs(problem, result)
     order(problem, result)
+
+
+# Only a launch gives these (cudaErrorInvalidValue, which a grid of 0 blocks gets on an H200, comes
+# from a copy as well): the case failed before its kernel ran.
+LAUNCH_REFUSED = re.compile(r"\b(cudaErrorInvalidConfiguration|cudaErrorLaunchOutOfResources)\b")
+
+
+def _refused_launch(result: Result) -> None:
+    """A case whose launch was refused, from the case's own failure (the tests print the error's name).
+    The simulator names the kernel and the reason (its launch event; on a GPU, the replay), but it
+    never runs a shape only the GPU runs, and there a grid can be too large (262144 blocks in y)."""
+    if any(d["id"] == "launch-configuration" for d in result.diagnoses):
+        return
+    for t in result.tests:
+        m = LAUNCH_REFUSED.search(t.get("message") or "") if t.get("status") == "fail" else None
+        if m:
+            result.diagnose("launch-configuration", key="diagnosis.launch-refused",
+                            case=t["name"].rsplit("/", 1)[-1], error=m.group(1))
+            return
 
 
 def order(problem: Problem, result: Result) -> None:
@@ -266,6 +288,17 @@ def evidence_int(ev: dict, key: str) -> int:
         return int(ev.get(key, 0))
     except (TypeError, ValueError):
         return 0
+
+
+def nothing_written(test: dict) -> bool:
+    """Every element the test compared is still the poison it filled the output with. A test that
+    compares only part of a large output (whole rows and columns of a GEMM's C on the GPU-only
+    shapes) records how many it compared as `checked`; else it compared all M×N of them."""
+    ev = test.get("evidence") or {}
+    shape = test.get("shape") or ()
+    checked = evidence_int(ev, "checked") if "checked" in ev else \
+        (shape[0] * shape[1] if len(shape) >= 2 else 0)
+    return checked > 0 and evidence_int(ev, "unwritten") == checked
 
 
 def _from_wrong_outputs(problem: Problem, result: Result) -> None:

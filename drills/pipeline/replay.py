@@ -26,12 +26,17 @@ from ..manifest import Problem
 from ..messages import say
 from ..result import Result
 
-# What a replay may add: the simulator's run-time findings, the root causes (symptoms.py) and what
-# stops a program. `unsupported` is the simulator's limit, not the learner's mistake, and a GPU that
-# ran the code has nothing to learn from it.
-FINDINGS = symptoms.ROOT_CAUSES | {"host-deref-device-pointer", "timeout", "deadlock"}
+# What a replay may add: the simulator's run-time findings, the root causes (symptoms.py), what
+# stops a program and a launch the driver refuses. `unsupported` is the simulator's limit, not the
+# learner's mistake, and a GPU that ran the code has nothing to learn from it.
+FINDINGS = symptoms.ROOT_CAUSES | {"host-deref-device-pointer", "timeout", "deadlock", "launch-configuration"}
 # Findings that are wrong whatever the GPU's outputs were.
 DEFECTS = symptoms.ROOT_CAUSES
+# A launch the simulator refuses (a grid with no block, too many threads or too much shared memory)
+# a GPU refuses too, and its case fails with the runtime's bare error code (cudaErrorInvalidValue for
+# a 0-block grid on an H200), no kernel and no reason: the replay names both. Where no GPU case
+# failed, the GPU accepted the launch, and a refusal by the simulator alone is not the learner's.
+NAMED_WHEN_THE_GPU_FAILED = frozenset({"launch-configuration"})
 
 
 def public_filter(problem: Problem, case: str) -> str:
@@ -85,10 +90,14 @@ def attach(problem: Problem, result: Result, found: list[dict], gpu_runs: list) 
     hung, the replay knows the line)."""
     gpu_case = next((r.running for r in gpu_runs if r.running), "")
     gpu_stop = next((r.stopped_after for r in gpu_runs if r.stopped), 0.0)
+    gpu_failed = any(t.get("status") in ("fail", "error") for t in result.tests) or bool(gpu_case)
     for d in found:
+        if d["id"] in NAMED_WHEN_THE_GPU_FAILED and not gpu_failed:
+            continue
         same = next((x for x in result.diagnoses if x["id"] == d["id"]), None)
         if same is not None:
-            if same.get("line") or not d.get("line"):
+            # a refused launch: the GPU's case gave only the error's name, the replay the kernel and why
+            if (same.get("line") or not d.get("line")) and d["id"] not in NAMED_WHEN_THE_GPU_FAILED:
                 continue
             result.diagnoses.remove(same)
         if d["id"] == "timeout" and gpu_case:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..manifest import Problem
 from ..messages import is_reference
-from ..pipeline.diagnose import evidence_int, rows_by_entry
+from ..pipeline.diagnose import evidence_int, nothing_written, rows_by_entry
 from ..result import Result
 
 # Most specific first. tiles-not-reused and few-fmas-per-shared-load are raised by the tiles-reused
@@ -53,8 +53,8 @@ def _diagnose_entry(result: Result, fn: str, tests: list, explained: bool = Fals
     with_ev = [t for t in failed if "wrong" in t.get("evidence", {})]
     ev = [t["evidence"] for t in with_ev]
 
-    if with_ev and len(with_ev) == len(failed) and all(
-            evidence_int(e, "unwritten") == t["shape"][0] * t["shape"][1] for t, e in zip(with_ev, ev)):
+    # Nothing written at every failing shape (the GPU-only ones compare part of C: `checked`).
+    if with_ev and len(with_ev) == len(failed) and all(nothing_written(t) for t in with_ev):
         result.diagnose("output-not-written", fn=fn)
         return True
 

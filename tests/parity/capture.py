@@ -5,12 +5,14 @@ replay of the same file runs (drills/pipeline/judge.py, _side_run), so one recor
     python3 tests/parity/capture.py c4/k-tail-read-outside [...]   # writes tests/parity/<chapter>-<case>.json
 
 Keeps each run case's name, status, variant, shape, evidence and the start of a failure's message,
-each distinct launch error without counters, and the checks.
+each distinct launch error without counters, and the checks as the diagnoses read them (their messages
+references with facts, not yet rendered).
 A recording keeps its `gpu` part (what the H200 showed, written by hand from its run) when rewritten.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from pathlib import Path
@@ -20,7 +22,7 @@ sys.path.insert(0, str(HERE.parent))  # fixture_patch
 sys.path.insert(0, str(HERE.parent.parent))
 
 from drills import manifest  # noqa: E402
-from drills.pipeline import gtestrun  # noqa: E402
+from drills.pipeline import diagnose, gtestrun  # noqa: E402
 from drills.pipeline.judge import judge  # noqa: E402
 from fixture_patch import materialise  # noqa: E402
 
@@ -91,19 +93,23 @@ def capture(chapter: str, case: str) -> Path:
     folder = GOLDEN / chapter / case
     learner = materialise(folder / "mistake.patch", GOLDEN / chapter / "base.cu",
                           ROOT / "build" / "golden-src" / chapter / case / "learner.cu")
-    runs = []
-    real = gtestrun.run
+    runs, checks = [], []
+    real, real_checks = gtestrun.run, diagnose.from_checks
 
     def recording(*args, **kwargs):
         r = real(*args, **kwargs)
         runs.append(r)
         return r
 
-    gtestrun.run = recording
+    def checks_as_read(problem, result):  # the checks as the diagnoses read them: messages not yet rendered
+        checks.extend(copy.deepcopy(result.checks))
+        return real_checks(problem, result)
+
+    gtestrun.run, diagnose.from_checks = recording, checks_as_read
     try:
         result = judge(problem, learner, "sim", run_pytest=False, perf=False, timeout=120)
     finally:
-        gtestrun.run = real
+        gtestrun.run, diagnose.from_checks = real, real_checks
     (run,) = runs  # the judged file's GoogleTest run (a sim judge makes no other)
     out = HERE / f"{chapter}-{case}.json"
     old = json.loads(out.read_text()) if out.exists() else {}
@@ -111,7 +117,7 @@ def capture(chapter: str, case: str) -> Path:
            "sim": {"diagnoses": [d["id"] for d in result.diagnoses], "status": result.status,
                    "tests": [r for r in (compact_row(t) for t in run.tests) if r],
                    "events": unique([c for c in (compact_event(e) for e in run.sim_events) if c]),
-                   "checks": [compact_check(c) for c in result.to_dict()["checks"]]},
+                   "checks": [compact_check(c) for c in checks]},
            "gpu": old.get("gpu", {})}
     out.write_text(dump(relative(doc)), encoding="utf-8")
     return out
