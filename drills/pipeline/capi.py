@@ -127,6 +127,8 @@ class Lib:
 
     def _stop(self) -> None:
         proc, self._proc = self._proc, None
+        self._entries.clear()
+        self._ptrs.clear()  # its allocations died with it
         if proc is None:
             return
         for fd in (self._req, self._rep):
