@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -140,6 +141,22 @@ def test_a_forged_frame_then_killing_pytest_is_no_pass(hostile, tmp_path):
     out = tmp_path / "run.json"
     # in a process of its own: the attack writes into its grandparent's pipes where it can
     subprocess.run([sys.executable, "-c", KILL_WRAPPER, str(PYTEST_FILE), str(library), str(out)], cwd=ROOT,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    run = json.loads(out.read_text())
+    assert not any(t["status"] == "pass" for t in run["tests"]), run["tests"][:3]
+    assert run["crashed"] == "killed by SIGKILL" or run["channel"], run
+
+
+@pytest.mark.skipif(not shutil.which("setpriv"), reason="needs setpriv (util-linux) to run without capabilities")
+@pytest.mark.xfail(strict=True, reason="the judge's process is dumpable: a server of its user opens the judge's "
+                   "end of pytest's channel through /proc/PID/fd (execute._exec should set PR_SET_DUMPABLE 0)")
+def test_without_capabilities_the_judge_s_end_of_the_channel_is_out_of_reach(hostile, tmp_path):
+    """As a user who is not root (here: root without capabilities), the judge and the server
+    are equals: only the judge's dumpable flag keeps the server out of its descriptors."""
+    _, library = hostile
+    out = tmp_path / "run.json"
+    subprocess.run(["setpriv", "--inh-caps=-all", "--bounding-set=-all", sys.executable, "-c", KILL_WRAPPER,
+                    str(PYTEST_FILE), str(library), str(out)], cwd=ROOT,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
     run = json.loads(out.read_text())
     assert not any(t["status"] == "pass" for t in run["tests"]), run["tests"][:3]
