@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -233,3 +234,33 @@ def test_the_server_gets_no_channel_and_no_ptrace(sim, monkeypatch):
     assert status["NoNewPrivs"].strip() == "1"
     assert not int(status["CapEff"], 16) & (1 << 19)  # CAP_SYS_PTRACE
     assert not int(status["CapBnd"], 16) & (1 << 19)
+
+
+def test_a_child_holding_the_reply_pipe_does_not_hide_the_server_s_death(sim):
+    """The server dies while another process (here this one, in the library's forked child's
+    place) holds its end of the reply pipe open: no end of file comes, yet the request ends with
+    SubjectDied within seconds, not at the judge's time limit."""
+    lib = Lib(library_for(PROBLEM.slug))
+    request_fd, reply_fd = Path(f"/proc/{lib._proc.pid}/cmdline").read_bytes().split(b"\0")[-3:-1]
+    held = [os.open(f"/proc/{lib._proc.pid}/fd/{request_fd.decode()}", os.O_RDONLY),
+            os.open(f"/proc/{lib._proc.pid}/fd/{reply_fd.decode()}", os.O_WRONLY)]
+    try:
+        lib._proc.kill()
+        lib._proc.wait()
+        started = time.monotonic()
+
+        def waited_too_long(*_):
+            raise TimeoutError("the request waited on a reply pipe that a live process holds open")
+        previous = signal.signal(signal.SIGALRM, waited_too_long)
+        signal.alarm(20)
+        try:
+            with pytest.raises(SubjectDied, match=r"died \(SIGKILL\)"):
+                lib.sync()
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+        assert time.monotonic() - started < 10
+    finally:
+        for fd in held:
+            os.close(fd)
+    lib.close()

@@ -17,11 +17,13 @@ import ctypes
 import json
 import math
 import os
+import select
 import signal
 import statistics
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -167,7 +169,19 @@ class Lib:
     # --- the wire ------------------------------------------------------------------------------
     def _read_exact(self, n: int, during: str) -> bytes:
         chunks, left = [], n
+        dead_since = None
         while left:
+            # A process the library forked may hold the reply pipe open after the server died:
+            # its death, not the pipe's end, is what says no reply will come.
+            poller = select.poll()
+            poller.register(self._rep, select.POLLIN | select.POLLHUP | select.POLLERR)
+            if not poller.poll(500):
+                if self._proc.poll() is None:
+                    continue
+                dead_since = dead_since or time.monotonic()
+                if time.monotonic() - dead_since < 1.0:
+                    continue
+                raise self._died(during)
             try:
                 chunk = os.read(self._rep, min(left, 1 << 20))
             except OSError:
