@@ -264,3 +264,14 @@ def test_a_child_holding_the_reply_pipe_does_not_hide_the_server_s_death(sim):
         for fd in held:
             os.close(fd)
     lib.close()
+
+
+def test_the_timing_goes_through_the_server(sim):
+    """perf.measure (the judge's GPU timing, here on the simulator's clock): every variant the
+    library defines is timed in the server, an undefined one is left out, cudaMemcpy is timed."""
+    from drills.pipeline import perf
+    library = library_for(PROBLEM.slug)
+    out = perf.measure(library, library, [(64, 96)], ["transpose_naive", "no_such_variant"], "copy_tiled")
+    assert [v["name"] for v in out["variants"]] == ["transpose_naive"]
+    assert out["variants"][0]["ms"] > 0 and out["shapes"][0]["memcpy_ms"] > 0
+    assert out["shapes"][0]["bytes"] == 2 * 64 * 96 * 4
