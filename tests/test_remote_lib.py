@@ -236,10 +236,11 @@ def test_the_server_gets_no_channel_and_no_ptrace(sim, monkeypatch):
     assert not int(status["CapBnd"], 16) & (1 << 19)
 
 
-def test_a_child_holding_the_reply_pipe_does_not_hide_the_server_s_death(sim):
-    """The server dies while another process (here this one, in the library's forked child's
-    place) holds its end of the reply pipe open: no end of file comes, yet the request ends with
-    SubjectDied within seconds, not at the judge's time limit."""
+@pytest.mark.parametrize("request_kind", ["sync", "upload"])
+def test_a_child_holding_the_pipes_does_not_hide_the_server_s_death(sim, request_kind):
+    """The server dies while another process (here this one, in the place of a child the library
+    forked) holds its ends of both pipes open: no end of file comes and nobody reads, yet the
+    request ends with SubjectDied within seconds, not at the judge's time limit."""
     lib = Lib(library_for(PROBLEM.slug))
     request_fd, reply_fd = Path(f"/proc/{lib._proc.pid}/cmdline").read_bytes().split(b"\0")[-3:-1]
     held = [os.open(f"/proc/{lib._proc.pid}/fd/{request_fd.decode()}", os.O_RDONLY),
@@ -255,7 +256,11 @@ def test_a_child_holding_the_reply_pipe_does_not_hide_the_server_s_death(sim):
         signal.alarm(20)
         try:
             with pytest.raises(SubjectDied, match=r"died \(SIGKILL\)"):
-                lib.sync()
+                if request_kind == "sync":  # waits for a reply
+                    lib.sync()
+                else:  # 4 MiB: more than the request pipe holds, and nobody reads it
+                    lib._ptrs.add(4096)
+                    lib._ask("upload", "cudaMemcpy H2D", body=bytes(4 << 20), ptr=4096)
         finally:
             signal.alarm(0)
             signal.signal(signal.SIGALRM, previous)

@@ -117,6 +117,7 @@ class Lib:
             os.close(req_r)
             os.close(rep_w)
         self._req, self._rep = req_w, rep_r
+        os.set_blocking(req_w, False)
         self._entries.clear()
         self._ptrs.clear()
         try:
@@ -222,9 +223,23 @@ class Lib:
         return reply, out
 
     def _write_all(self, data) -> None:
+        """Like _read_exact: a process the library forked may hold the request pipe open and never
+        read it; the server's death ends the wait (OSError, as a closed pipe would)."""
         view = memoryview(data).cast("B")
+        dead_since = None
         while view:
-            view = view[os.write(self._req, view):]
+            try:
+                view = view[os.write(self._req, view):]
+                continue
+            except BlockingIOError:
+                pass
+            poller = select.poll()
+            poller.register(self._req, select.POLLOUT | select.POLLERR)
+            if poller.poll(500) or self._proc.poll() is None:
+                continue
+            dead_since = dead_since or time.monotonic()
+            if time.monotonic() - dead_since > 1.0:
+                raise BrokenPipeError("the library's process died")
 
     @staticmethod
     def _int(reply: dict, key: str, lo: int = -(2**31), hi: int = 2**31 - 1) -> int:
@@ -237,7 +252,7 @@ class Lib:
     def _floats(reply: dict, key: str, n: int) -> list[float]:
         v = reply.get(key)
         if not (isinstance(v, list) and len(v) == n and all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                            for x in v)):
+                                                            and math.isfinite(x) and x >= 0 for x in v)):
             raise SubjectDied(f"the file's process sent {key} that is not {n} numbers")
         return [float(x) for x in v]
 
@@ -327,7 +342,7 @@ class Lib:
             raise ValueError(f"{name}: bad shape {dims}")
         self.check(err, f"timing {name}")
         moved = reply.get("moved")
-        if not isinstance(moved, (int, float)) or isinstance(moved, bool):
+        if not isinstance(moved, (int, float)) or isinstance(moved, bool) or not math.isfinite(moved) or moved < 0:
             raise SubjectDied("the file's process sent a byte count that is not a number")
         return statistics.median(self._floats(reply, "samples", REPS)), float(moved)
 
