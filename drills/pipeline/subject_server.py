@@ -1,15 +1,15 @@
 """The subject server: the one process that loads a chapter's C ABI library (the learner's code).
 
-`python3 -m drills.pipeline.subject_server LIB.so REQ_FD REP_FD` loads LIB.so with ctypes and
-answers requests from drills.pipeline.capi.Lib over a pipe pair, until the request pipe ends or
-its parent dies. pytest, the perf timing and the probe talk to it and never load learner code
-themselves, so nothing the library does (Python through the C API, writes to a result channel,
-exit handlers) runs inside the process that records the results.
+`python3 -I -S drills/pipeline/subject_server.py LIB.so REQ_FD REP_FD` (capi.Lib starts it, by
+path: no drills package, no numpy, no site-packages, nothing else for the library to reach) loads
+LIB.so with ctypes and answers requests from capi.Lib over a pipe pair, until the request pipe
+ends or its parent dies. pytest, the perf timing and the probe talk to it and never load learner
+code themselves, so nothing the library does (Python through the C API, writes to a result
+channel, exit handlers, a crash) happens inside the process that records the results.
 
-Wire format, both ways (wire.py-free on purpose: this file imports nothing the learner could have
-patched before it runs, and no numpy): 12 bytes `>IQ` (header length, body length), a JSON object,
-then the raw body bytes. The client bounds every length it reads and never unpickles or evaluates
-anything from here.
+Wire format, both ways: 12 bytes `>IQ` (header length, body length), a JSON object, then the raw
+body bytes. The client bounds every length it reads and never unpickles or evaluates anything
+from here.
 """
 
 from __future__ import annotations
