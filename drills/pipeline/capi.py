@@ -1,97 +1,353 @@
-"""ctypes access to a chapter's C ABI library (tests/support/drills_capi.cu): device memory,
-the file's host functions by name, and event timing. Used by pytest and by the GPU timing."""
+"""A chapter's C ABI library (tests/support/drills_capi.cu), reached through a subject server.
+
+`Lib` never loads the library into this process: it starts `subject_server.py` (a child that
+loads it with ctypes) and asks it over a pipe pair for device memory, the file's host functions by
+name and event timing. Whatever the learner's code does (run Python through the C API, write to
+a result channel, exit, crash) happens in that child, not in pytest, the timing or the probe,
+which record the results. A crash ends one request with SubjectDied; the next request starts a
+fresh server, so one segfaulting variant does not take the other cases with it.
+
+Timings (time_variant, memcpy_ms) are still measured in the server, with CUDA events, by the
+learner's process: a GPU's kernel times can only be taken where the kernels run.
+"""
 
 from __future__ import annotations
 
 import ctypes
+import json
+import math
+import os
+import select
+import signal
 import statistics
+import struct
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
 
 WARMUP, REPS = 5, 50
+SERVER = Path(__file__).with_name("subject_server.py")
+PREFIX = struct.Struct(">IQ")
+MAX_REPLY_HEADER = 64 * 1024   # the longest honest reply (REPS timing samples) is ~2 KB
+MAX_NAME = 200
+TYPE_NAMES = {ctypes.c_void_p: "c_void_p", ctypes.c_int: "c_int", ctypes.c_float: "c_float",
+              ctypes.c_longlong: "c_longlong", ctypes.c_size_t: "c_size_t", ctypes.c_double: "c_double"}
+_INT_TYPES = {"c_void_p", "c_int", "c_longlong", "c_size_t"}
+
+
+class SubjectDied(RuntimeError):
+    """The library's process ended (crash, exit) or answered something that is not a reply."""
+
+
+def make_undumpable() -> None:
+    """PR_SET_DUMPABLE 0: a process of the same user (the subject server) can then neither ptrace
+    this one nor read or write its memory (/proc/PID/mem, process_vm_writev) nor open its fds
+    through /proc/PID/fd. Root (CAP_SYS_PTRACE) still can."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        pass
+
+
+def _signature(signature) -> list[str]:
+    names = []
+    for t in signature:
+        name = TYPE_NAMES.get(t)
+        if name is None:
+            raise TypeError(f"argument type {t!r} cannot be sent to the library's process "
+                            f"(allowed: {', '.join(TYPE_NAMES.values())})")
+        names.append(name)
+    return names
+
+
+def _argument(value, type_name: str):
+    if isinstance(value, ctypes._SimpleCData):
+        value = value.value
+    if value is None and type_name == "c_void_p":
+        return None
+    if type_name in _INT_TYPES:
+        if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{type_name} argument must be an int, got {type(value).__name__}")
+        return int(value)
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+        raise TypeError(f"{type_name} argument must be a number, got {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):  # JSON has no NaN or infinity
+        raise ValueError(f"{type_name} argument {value} cannot be sent to the library's process")
+    return value
+
+
+def _describe(code: int | None) -> str:
+    if code is None:
+        return "stopped answering"
+    if code < 0:
+        try:
+            return f"died ({signal.Signals(-code).name})"
+        except ValueError:
+            return f"died (signal {-code})"
+    return f"exited (code {code})"
 
 
 class Lib:
-    """One chapter C ABI library (tests/support/drills_capi.cu)."""
+    """One chapter C ABI library, loaded in a subject server started on first use."""
 
     def __init__(self, path: Path):
-        self.dll = ctypes.CDLL(str(path), mode=ctypes.RTLD_LOCAL)
-        self.dll.drills_entry.restype = ctypes.c_void_p
-        self.dll.drills_entry.argtypes = [ctypes.c_char_p]
-        self.dll.drills_malloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
-        self.dll.drills_free.argtypes = [ctypes.c_void_p]
-        self.dll.drills_to_device.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
-        self.dll.drills_to_host.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
-        self.dll.drills_memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
-        self.dll.drills_time_variant.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_longlong), ctypes.c_int,
-                                                 ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_float),
-                                                 ctypes.POINTER(ctypes.c_double)]
-        self.dll.drills_time_memcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
-                                                ctypes.c_int, ctypes.POINTER(ctypes.c_float)]
-        self.dll.drills_error_name.restype = ctypes.c_char_p
-        self.dll.drills_error_name.argtypes = [ctypes.c_int]
+        self.path = Path(path)
+        self._proc = None
+        self._entries: dict[str, bool] = {}
+        self._ptrs: set[int] = set()   # allocations of the current server: stale ones are never sent
+        self._last_call = ""
+        make_undumpable()
+        self._start()  # a missing or broken library fails here, as ctypes.CDLL did
 
-    def entry(self, name: str):
-        return self.dll.drills_entry(name.encode())
+    # --- the server's life ---------------------------------------------------------------------
+    def _start(self) -> None:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        env = dict(os.environ, DRILLS_SUBJECT_PARENT=str(os.getpid()))
+        env.pop("DRILLS_RESULT_FD", None)  # the channel is this process's alone
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(SERVER), str(self.path), str(req_r), str(rep_w)],
+                env=env, stdin=subprocess.DEVNULL, close_fds=True, pass_fds=(req_r, rep_w))
+        finally:
+            os.close(req_r)
+            os.close(rep_w)
+        self._req, self._rep = req_w, rep_r
+        os.set_blocking(req_w, False)
+        self._entries.clear()
+        self._ptrs.clear()
+        try:
+            hello, _ = self._receive(0, "loading the library")
+        except SubjectDied as e:
+            raise OSError(f"{self.path}: {e}") from None
+        if not hello.get("ok"):
+            self._stop()
+            raise OSError(f"{self.path}: {str(hello.get('error'))[:2000]}")
+
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        self._entries.clear()
+        self._ptrs.clear()  # its allocations died with it
+        if proc is None:
+            return
+        for fd in (self._req, self._rep):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=2)  # EOF on its request pipe ends it
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def close(self) -> None:
+        self._stop()
+
+    def __del__(self):
+        try:
+            self._stop()
+        except Exception:
+            pass
+
+    def _died(self, during: str, why: str = "") -> SubjectDied:
+        proc = self._proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._stop()
+        what = why or f"{_describe(code)}"
+        return SubjectDied(f"the file's process {what} during {during}")
+
+    # --- the wire ------------------------------------------------------------------------------
+    def _read_exact(self, n: int, during: str) -> bytes:
+        chunks, left = [], n
+        dead_since = None
+        while left:
+            # A process the library forked may hold the reply pipe open after the server died:
+            # its death, not the pipe's end, is what says no reply will come.
+            poller = select.poll()
+            poller.register(self._rep, select.POLLIN | select.POLLHUP | select.POLLERR)
+            if not poller.poll(500):
+                if self._proc.poll() is None:
+                    continue
+                dead_since = dead_since or time.monotonic()
+                if time.monotonic() - dead_since < 1.0:
+                    continue
+                raise self._died(during)
+            try:
+                chunk = os.read(self._rep, min(left, 1 << 20))
+            except OSError:
+                chunk = b""
+            if not chunk:
+                raise self._died(during)
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+
+    def _receive(self, body_limit: int, during: str) -> tuple[dict, bytes]:
+        hlen, blen = PREFIX.unpack(self._read_exact(PREFIX.size, during))
+        if hlen > MAX_REPLY_HEADER or blen > body_limit:
+            self._proc.kill()
+            raise self._died(during, f"sent a reply of {hlen}+{blen} bytes (at most {MAX_REPLY_HEADER}+{body_limit})")
+        try:
+            header = json.loads(self._read_exact(hlen, during))
+        except (ValueError, RecursionError):
+            header = None
+        if not isinstance(header, dict):
+            self._proc.kill()
+            raise self._died(during, "sent a reply that is not one")
+        return header, self._read_exact(blen, during) if blen else b""
+
+    def _ask(self, op: str, during: str, body=b"", body_limit: int = 0, **fields) -> tuple[dict, bytes]:
+        if self._proc is None:
+            self._start()
+        data = json.dumps(dict(fields, op=op)).encode()
+        try:
+            self._write_all(PREFIX.pack(len(data), len(body)) + data)
+            if body:
+                self._write_all(body)
+        except OSError:  # EPIPE: it died before reading
+            raise self._died(during) from None
+        reply, out = self._receive(body_limit, during)
+        if not reply.get("ok"):
+            raise RuntimeError(f"{during}: the library's process refused the request: {str(reply.get('error'))[:500]}")
+        return reply, out
+
+    def _write_all(self, data) -> None:
+        """Like _read_exact: a process the library forked may hold the request pipe open and never
+        read it; the server's death ends the wait (OSError, as a closed pipe would)."""
+        view = memoryview(data).cast("B")
+        dead_since = None
+        while view:
+            try:
+                view = view[os.write(self._req, view):]
+                continue
+            except BlockingIOError:
+                pass
+            poller = select.poll()
+            poller.register(self._req, select.POLLOUT | select.POLLERR)
+            if poller.poll(500) or self._proc.poll() is None:
+                continue
+            dead_since = dead_since or time.monotonic()
+            if time.monotonic() - dead_since > 1.0:
+                raise BrokenPipeError("the library's process died")
+
+    @staticmethod
+    def _int(reply: dict, key: str, lo: int = -(2**31), hi: int = 2**31 - 1) -> int:
+        v = reply.get(key)
+        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+            raise SubjectDied(f"the file's process sent {key}={str(v)[:40]!r}, not an integer in range")
+        return v
+
+    @staticmethod
+    def _floats(reply: dict, key: str, n: int) -> list[float]:
+        v = reply.get(key)
+        if not (isinstance(v, list) and len(v) == n and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                            and math.isfinite(x) and x >= 0 for x in v)):
+            raise SubjectDied(f"the file's process sent {key} that is not {n} numbers")
+        return [float(x) for x in v]
+
+    @staticmethod
+    def _name(name: str) -> str:
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME:
+            raise ValueError(f"bad host function name {name!r}")
+        return name
+
+    # --- the library's C ABI -------------------------------------------------------------------
+    def entry(self, name: str) -> bool:
+        """Whether the file defines the host function `name` (the answer is kept per server)."""
+        if name not in self._entries or self._proc is None:
+            reply, _ = self._ask("entry", f"looking up {name}", name=self._name(name))
+            self._entries[name] = reply.get("defined") is True
+        return self._entries[name]
 
     def check(self, err: int, what: str):
         if err:
-            raise RuntimeError(f"{what}: {self.dll.drills_error_name(err).decode()}")
+            raise RuntimeError(f"{what}: {self.error_name(err)}")
 
     def alloc(self, nbytes: int) -> int:
-        p = ctypes.c_void_p()
-        self.check(self.dll.drills_malloc(ctypes.byref(p), nbytes), "cudaMalloc")
-        return p.value
+        reply, _ = self._ask("alloc", "cudaMalloc", nbytes=int(nbytes))
+        self.check(self._int(reply, "err"), "cudaMalloc")
+        ptr = self._int(reply, "ptr", 0, 2**64 - 1)
+        self._ptrs.add(ptr)
+        return ptr
 
     def call(self, name: str, signature: tuple, *args) -> None:
         """Call the file's host function `name`; pytest skips when the file does not define it."""
-        fn = self.entry(name)
-        if not fn:
+        types = _signature(signature)
+        if len(args) != len(types):
+            raise TypeError(f"{name}: {len(types)} argument types but {len(args)} arguments")
+        values = [_argument(a, t) for a, t in zip(args, types)]
+        self._last_call = name
+        reply, _ = self._ask("call", name, name=self._name(name), signature=types, args=values)
+        if reply.get("defined") is not True:
             import pytest
             pytest.skip(f"{name} is not defined in this file")
-        ctypes.CFUNCTYPE(None, *signature)(fn)(*args)
 
     def upload(self, array: np.ndarray) -> int:
         array = np.ascontiguousarray(array)
         ptr = self.alloc(array.nbytes)
-        self.check(self.dll.drills_to_device(ptr, array.ctypes.data, array.nbytes), "cudaMemcpy H2D")
+        reply, _ = self._ask("upload", "cudaMemcpy H2D", body=memoryview(array).cast("B") if array.nbytes else b"",
+                             ptr=ptr)
+        self.check(self._int(reply, "err"), "cudaMemcpy H2D")
         return ptr
 
     def download(self, ptr: int, shape, dtype=np.float32) -> np.ndarray:
         out = np.empty(shape, dtype=dtype)
-        self.check(self.dll.drills_to_host(out.ctypes.data, ptr, out.nbytes), "cudaMemcpy D2H")
+        reply, data = self._ask("download", "cudaMemcpy D2H", body_limit=out.nbytes, ptr=int(ptr), nbytes=out.nbytes)
+        self.check(self._int(reply, "err"), "cudaMemcpy D2H")
+        if len(data) != out.nbytes:
+            raise SubjectDied(f"the file's process sent {len(data)} bytes for a {out.nbytes}-byte download")
+        out.reshape(-1).view(np.uint8)[:] = np.frombuffer(data, dtype=np.uint8)
         return out
 
     def poison(self, ptr: int, nbytes: int) -> None:
         """0xFF bytes: NaN as float, so an element nobody wrote never matches."""
-        self.check(self.dll.drills_memset(ptr, 0xFF, nbytes), "cudaMemset")
+        reply, _ = self._ask("memset", "cudaMemset", ptr=int(ptr), value=0xFF, nbytes=int(nbytes))
+        self.check(self._int(reply, "err"), "cudaMemset")
 
     def free(self, ptr: int) -> None:
-        self.dll.drills_free(ptr)
+        if ptr not in self._ptrs:  # from a server that died since, or freed already
+            return
+        self._ptrs.discard(ptr)
+        self._ask("free", "cudaFree", ptr=int(ptr))
 
     def sync(self) -> int:
-        return self.dll.drills_sync()
+        during = f"cudaDeviceSynchronize after {self._last_call}" if self._last_call else "cudaDeviceSynchronize"
+        reply, _ = self._ask("sync", during)
+        return self._int(reply, "err")
 
     def error_name(self, err: int) -> str:
-        return self.dll.drills_error_name(err).decode()
+        reply, _ = self._ask("error_name", "cudaGetErrorName", err=int(err))
+        name = reply.get("name")
+        return name[:200] if isinstance(name, str) else "?"
 
     def time_variant(self, name: str, dims) -> tuple[float, float] | None:
         """(median ms, bytes one call moves) for a named host function, or None if undefined."""
-        samples = (ctypes.c_float * REPS)()
-        moved = ctypes.c_double()
-        arr = (ctypes.c_longlong * len(dims))(*dims)
-        err = self.dll.drills_time_variant(name.encode(), arr, len(dims), WARMUP, REPS, samples, ctypes.byref(moved))
+        reply, _ = self._ask("time_variant", f"timing {name}", name=self._name(name), dims=[int(d) for d in dims],
+                             warmup=WARMUP, reps=REPS)
+        err = self._int(reply, "err")
         if err == -1:
             return None
         if err == -2:
             raise ValueError(f"{name}: bad shape {dims}")
         self.check(err, f"timing {name}")
-        return statistics.median(samples), moved.value
+        moved = reply.get("moved")
+        if not isinstance(moved, (int, float)) or isinstance(moved, bool) or not math.isfinite(moved) or moved < 0:
+            raise SubjectDied("the file's process sent a byte count that is not a number")
+        return statistics.median(self._floats(reply, "samples", REPS)), float(moved)
 
     def memcpy_ms(self, dst, src, nbytes) -> float:
-        samples = (ctypes.c_float * REPS)()
-        self.check(self.dll.drills_time_memcpy(dst, src, nbytes, WARMUP, REPS, samples), "cudaMemcpy")
-        return statistics.median(samples)
-
-
+        reply, _ = self._ask("memcpy_ms", "cudaMemcpy", dst=int(dst), src=int(src), nbytes=int(nbytes),
+                             warmup=WARMUP, reps=REPS)
+        self.check(self._int(reply, "err"), "cudaMemcpy")
+        return statistics.median(self._floats(reply, "samples", REPS))

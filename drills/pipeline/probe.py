@@ -140,11 +140,10 @@ def _child(argv: list[str]) -> int:
 
     import numpy as np
 
-    from .capi import Lib
+    from .capi import Lib, SubjectDied
     dims = {k: int(v) for k, v in (item.split("=") for item in a.dims.split(",") if item)}
     lib = Lib(Path(a.library))
-    fn = lib.entry(a.entry)
-    if not fn:
+    if not lib.entry(a.entry):
         return say(False, f"{a.entry} is not defined in this file")
     rng = np.random.default_rng(20261129)
     types, values, buffers = [], [], []
@@ -168,10 +167,13 @@ def _child(argv: list[str]) -> int:
                 values.append(_size(spec, dims))
     except (KeyError, ValueError, RuntimeError) as e:
         return say(False, f"cannot set up the call: {e}")
-    ctypes.CFUNCTYPE(None, *types)(fn)(*values)
-    err = lib.sync()
-    for ptr in buffers:
-        lib.free(ptr)
+    try:
+        lib.call(a.entry, tuple(types), *values)
+        err = lib.sync()
+        for ptr in buffers:
+            lib.free(ptr)
+    except SubjectDied as e:  # a crash in the library's process (the subject server) ends only it
+        return say(False, str(e))
     return say(err == 0, "" if err == 0 else lib.error_name(err))
 
 
