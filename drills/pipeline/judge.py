@@ -10,6 +10,8 @@ while both run (drills/pipeline/perf.py). result.timings says where the time wen
 
 from __future__ import annotations
 
+import os
+
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -268,9 +270,23 @@ def _limits(backend: str, timeout: float | None, reference: dict | None) -> gtes
     else:
         limits = gtestrun.Limits.scaled(reference, TEST_TIMEOUT)
     if backend == "sim":  # the simulator's own watchdog speaks first, with the line
-        import os
-        limits.extra = float(os.environ.get("DRILLS_SIM_WATCHDOG", execute.SIM_WATCHDOG_SECONDS))
+        limits.extra = sim_backstop(float(os.environ.get("DRILLS_SIM_WATCHDOG", execute.SIM_WATCHDOG_SECONDS)))
     return limits
+
+
+def sim_backstop(watchdog: float) -> float:
+    """Seconds of wall time added to a case's limit on the simulator. The simulator's watchdog
+    counts the CPU time each of its workers spent, so on a busy machine its `watchdog` CPU-seconds
+    take longer in wall time; the wall-clock limit here is only the backstop for host code that
+    never returns, and must not fire first (a hung kernel is better reported by the simulator,
+    with its line). Twice the watchdog on an idle machine, more as the run queue grows: at a
+    load of 5 on 2 cores a worker gets about 40% of a core."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = 0.0
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return watchdog * min(6.0, max(2.0, 1.0 + load / max(1, cores)))
 
 
 def _reference_time(problem, backend, device, env, shards, clock) -> dict | None:
