@@ -280,3 +280,13 @@ def test_the_timing_goes_through_the_server(sim):
     assert [v["name"] for v in out["variants"]] == ["transpose_naive"]
     assert out["variants"][0]["ms"] > 0 and out["shapes"][0]["memcpy_ms"] > 0
     assert out["shapes"][0]["bytes"] == 2 * 64 * 96 * 4
+
+
+def test_the_library_printing_without_end_meets_the_judge_s_output_limit(hostile):
+    """The server prints to the judge's end of pytest's output, not to pytest's capture file:
+    a flood stops the run at the output limit instead of filling a temporary file until the
+    time limit."""
+    _, library = hostile
+    run, seconds = pytest_rows(library, "flood")
+    assert run.crashed.startswith("stopped after printing"), (run.crashed, run.channel, run.timed_out)
+    assert seconds < 120

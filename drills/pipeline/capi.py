@@ -35,6 +35,9 @@ MAX_REPLY_HEADER = 64 * 1024   # the longest honest reply (REPS timing samples) 
 MAX_NAME = 200
 TYPE_NAMES = {ctypes.c_void_p: "c_void_p", ctypes.c_int: "c_int", ctypes.c_float: "c_float",
               ctypes.c_longlong: "c_longlong", ctypes.c_size_t: "c_size_t", ctypes.c_double: "c_double"}
+# Where the server's output goes: None, this process's own stdout and stderr (whatever pytest's
+# capture made of them); pytest_channel sets the judge's end of pytest's output.
+SERVER_OUTPUT: int | None = None
 _INT_TYPES = {"c_void_p", "c_int", "c_longlong", "c_size_t"}
 
 
@@ -112,7 +115,8 @@ class Lib:
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-I", "-S", str(SERVER), str(self.path), str(req_r), str(rep_w)],
-                env=env, stdin=subprocess.DEVNULL, close_fds=True, pass_fds=(req_r, rep_w))
+                env=env, stdin=subprocess.DEVNULL, stdout=SERVER_OUTPUT, stderr=SERVER_OUTPUT, close_fds=True,
+                pass_fds=(req_r, rep_w))
         finally:
             os.close(req_r)
             os.close(rep_w)

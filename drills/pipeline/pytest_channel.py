@@ -10,14 +10,25 @@ The judge reads only the frame (see execute.py).
 
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
 
 import pytest
 
+from . import capi
 from .capi import make_undumpable
 from .execute import result_fd, send_report
 
 _FD = None
+
+# The judge's end of pytest's output, taken when this plugin is imported (-p: before pytest's
+# capture replaces descriptors 1 and 2 with a temporary file): the subject server prints there, so
+# a library printing without end meets the judge's output limit instead of filling a file.
+if os.environ.get("DRILLS_RESULT_FD"):
+    try:
+        capi.SERVER_OUTPUT = os.dup(1)
+    except OSError:
+        pass
 
 
 def pytest_configure(config):
