@@ -11,6 +11,12 @@ that case on the simulator. Each shard runs consecutive cases of the program's o
 shard is one execute._exec run: its results come back over the result channel
 (tests/support/drills_result_channel.h), never from a file the program could rewrite, one report
 per shard, merged.
+
+The program links the learner's file, so code that knows the channel's protocol can still forge
+its report from inside. Where a run decides a verdict (judge.py's public and hidden runs) each
+shard runs beside the problem's checker (`checker`, see _one): the same tests in a process that
+never loads the learner's file, fed the bytes the learner's kernels produced. A case passes only
+when both reports say so.
 """
 
 from __future__ import annotations
