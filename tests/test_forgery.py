@@ -182,3 +182,20 @@ def test_the_checkers_stubs_define_every_entry_point_of_every_problem(tmp_path):
     empty.write_text("#pragma once\nstruct S { int a; };\n")
     with pytest.raises(SystemExit):
         make_stubs.stubs(empty)
+
+
+def test_the_hidden_cases_are_confirmed_too(forger, monkeypatch):
+    """grade's hidden run (its own process, the grader's shapes and seed) goes through the checker
+    like the public one: a forged pass there is not one either."""
+    from drills import manifest
+    from drills.pipeline.judge import judge as judge_in_process
+    monkeypatch.setenv("DRILLS_ATTACK", "late-listener")
+    monkeypatch.setenv("DRILLS_SIM_THREADS", "1")
+    hidden = (67, 130)
+    r = judge_in_process(manifest.find(manifest.load(), "78"), forger, "sim", extra_shapes=[hidden], seed=7,
+                         perf=False, timeout=120, run_pytest=False)
+    told = [t for t in r.tests if tuple(t.get("shape") or ()) == hidden and t.get("variant") == "naive"]
+    assert told and all(t["status"] == "fail" and t.get("checker") == "results-not-confirmed" for t in told), told
+    right = [t for t in r.tests if tuple(t.get("shape") or ()) == hidden and t.get("variant") == "tiled"]
+    assert right and all(t["status"] == "pass" for t in right)  # confirmed: the hidden run's checker ran
+    assert r.status == "fail"
