@@ -98,6 +98,14 @@ def test_a_report_rewritten_by_a_late_listener_is_not_confirmed(forger, attack):
     assert seconds < 120
 
 
+def test_a_file_that_kills_the_checker_gets_an_error_never_a_pass(forger):
+    d, seconds = judge(forger, "kill-checker")
+    assert d["status"] == "error", d["message"]["en"]
+    assert d["message"]["key"] == "checker.unconfirmed-run", d["message"]
+    assert "the checker program crashed" in d["message"]["en"]
+    assert seconds < 120
+
+
 def _checker() -> Path:
     tree = ROOT / "build" / "sim"
     path = tree / "c3_transpose_checker"
@@ -175,3 +183,20 @@ def test_the_checkers_stubs_define_every_entry_point_of_every_problem(tmp_path):
     empty.write_text("#pragma once\nstruct S { int a; };\n")
     with pytest.raises(SystemExit):
         make_stubs.stubs(empty)
+
+
+def test_the_hidden_cases_are_confirmed_too(forger, monkeypatch):
+    """grade's hidden run (its own process, the grader's shapes and seed) goes through the checker
+    like the public one: a forged pass there is not one either."""
+    from drills import manifest
+    from drills.pipeline.judge import judge as judge_in_process
+    monkeypatch.setenv("DRILLS_ATTACK", "late-listener")
+    monkeypatch.setenv("DRILLS_SIM_THREADS", "1")
+    hidden = (67, 130)
+    r = judge_in_process(manifest.find(manifest.load(), "78"), forger, "sim", extra_shapes=[hidden], seed=7,
+                         perf=False, timeout=120, run_pytest=False)
+    told = [t for t in r.tests if tuple(t.get("shape") or ()) == hidden and t.get("variant") == "naive"]
+    assert told and all(t["status"] == "fail" and t.get("checker") == "results-not-confirmed" for t in told), told
+    right = [t for t in r.tests if tuple(t.get("shape") or ()) == hidden and t.get("variant") == "tiled"]
+    assert right and all(t["status"] == "pass" for t in right)  # confirmed: the hidden run's checker ran
+    assert r.status == "fail"

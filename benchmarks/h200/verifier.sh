@@ -10,7 +10,8 @@
 # lacks them. Measures, per judge call (C3 reference cold and warm, the forged file, the same file
 # without the attack): verdict, GoogleTest rows pass/fail/unconfirmed, the judge's phase timings,
 # its CPU seconds and wall time (/usr/bin/time, time.txt); then the checker alone with nothing
-# recorded. No before/after of the checker's cost here (the code has no switch to turn it off).
+# recorded. The "before" is benchmarks/h200-gpupath-2026-12-02-final.md (same judge call, warm, no
+# checker yet): reference #78 gpu --no-perf, tests 9.5 s, total 10.9 s; compare reference-warm's.
 # About 2 minutes (the cold build of C3's GPU tree, test + checker, is most of it); VERIFIER_BACKEND=sim
 # tries it without a GPU. Never stops at a failure: each step's rc is printed.
 set -u

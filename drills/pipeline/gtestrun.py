@@ -11,6 +11,12 @@ that case on the simulator. Each shard runs consecutive cases of the program's o
 shard is one execute._exec run: its results come back over the result channel
 (tests/support/drills_result_channel.h), never from a file the program could rewrite, one report
 per shard, merged.
+
+The program links the learner's file, so code that knows the channel's protocol can still forge
+its report from inside. Where a run decides a verdict (judge.py's public and hidden runs) each
+shard runs beside the problem's checker (`checker`, see _one): the same tests in a process that
+never loads the learner's file, fed the bytes the learner's kernels produced. A case passes only
+when both reports say so.
 """
 
 from __future__ import annotations
@@ -239,6 +245,7 @@ def _confirm(run: execute.Run, checker: execute.Run | None, why: str) -> execute
             why = "the checker program reported no case"
     if why or checker is None:
         run.channel = why or "the checker program did not run"
+        run.checker_failed = True
         run.tests = []
         return run
     seen = {t["name"]: t for t in checker.tests}
@@ -323,7 +330,8 @@ def merge(runs: list) -> execute.Run:
     out = execute.Run(exit_code=worst.exit_code, timed_out=any(r.timed_out for r in runs), crashed=worst.crashed,
                       output=execute._cap("\n".join(r.output for r in runs)),
                       sim_events=[e for r in runs for e in r.sim_events],
-                      channel=next((r.channel for r in runs if r.channel), ""))
+                      channel=next((r.channel for r in runs if r.channel), ""),
+                      checker_failed=next((r.checker_failed for r in runs if r.channel), False))
     out.tests = [t for r in runs for t in r.tests]  # consecutive parts of the program's order (_split)
     out.running, out.stopped, out.stopped_after = worst.running, worst.stopped, worst.stopped_after
     out.seconds = max(r.seconds for r in runs)

@@ -72,7 +72,8 @@ def decide(problem: Problem, result: Result, runs: list) -> None:
         return _set(result, "error", hard["message"])
     if broken is not None:
         if getattr(broken, "channel", "") and not broken.timed_out:  # no diagnosis may turn this into a pass
-            return _set(result, "error", say("verdict.report-untrusted", why=broken.channel))
+            key = "checker.unconfirmed-run" if getattr(broken, "checker_failed", False) else "verdict.report-untrusted"
+            return _set(result, "error", say(key, why=broken.channel))
         why = (say("verdict.timed-out") if broken.timed_out
                else say("verdict.crashed", what=broken.crashed or f"exit code {broken.exit_code}"))
         return _set(result, "error", lead or why)
