@@ -200,3 +200,14 @@ def test_the_hidden_cases_are_confirmed_too(forger, monkeypatch):
     right = [t for t in r.tests if tuple(t.get("shape") or ()) == hidden and t.get("variant") == "tiled"]
     assert right and all(t["status"] == "pass" for t in right)  # confirmed: the hidden run's checker ran
     assert r.status == "fail"
+
+
+def test_a_report_that_leaves_out_the_failed_cases_does_not_pass(forger):
+    """Every row left in the rewritten report is a genuine, confirmed pass; the failed cases are
+    simply absent. The checker, not the learner's process, says which cases exist."""
+    d, seconds = judge(forger, "omit-failed")
+    assert d["status"] == "fail", d["message"]["en"]
+    rows = naive(d)
+    assert rows and all(t["status"] == "fail" for t in rows)
+    assert any(t.get("checker") == "results-not-confirmed" and "lacks this case" in t["message"] for t in rows)
+    assert seconds < 300

@@ -249,6 +249,21 @@ def _confirm(run: execute.Run, checker: execute.Run | None, why: str) -> execute
         run.tests = []
         return run
     seen = {t["name"]: t for t in checker.tests}
+    # The checker, not the learner's process, says which cases exist: a static initialiser can set
+    # GoogleTest's filter (or its listing) so that the program runs only the cases it passes. A
+    # case the checker ran that the program's report lacks is a failed case, not a missing row.
+    # (Only when the program ended normally: a crash or a timeout already makes the run an error.)
+    if not (run.crashed or run.timed_out or run.channel):
+        reported = {t["name"] for t in run.tests}
+        for name in seen:
+            if name not in reported:
+                short = name.split("/")[-1]
+                row = {"name": name, "status": "fail", "source": "gtest", "checker": "results-not-confirmed",
+                       "message": "the program's own report lacks this case: it did not run it"}
+                variant, shape = execute._variant_and_shape(short)
+                if variant:
+                    row["variant"], row["shape"] = variant, shape
+                run.tests.append(row)
     for t in passed:
         other = seen.get(t["name"])
         if other is not None and other["status"] == "pass":
@@ -280,7 +295,10 @@ def run(binary: Path, env: dict, limits: Limits, evidence_keys=(), gtest_filter:
     _one) a case passes only when the checker confirms it: every run whose passes decide a
     verdict passes one."""
     shards = max(1, shards)
-    parts = _split(binary, env, shards) if shards > 1 and not gtest_filter else None
+    # Cases are listed by the checker when there is one: listing runs a program's static
+    # initialisers, and the learner's could print a shorter list.
+    lister = checker if checker is not None and checker.is_file() else binary
+    parts = _split(lister, env, shards) if shards > 1 and not gtest_filter else None
     shards = len(parts) if parts else 1
     env = _sim_threads(env, shards)
     with tempfile.TemporaryDirectory(prefix="drills-gtest-") as tmp:
