@@ -149,8 +149,6 @@ def test_a_forged_frame_then_killing_pytest_is_no_pass(hostile, tmp_path):
 
 
 @pytest.mark.skipif(not shutil.which("setpriv"), reason="needs setpriv (util-linux) to run without capabilities")
-@pytest.mark.xfail(strict=True, reason="the judge's process is dumpable: a server of its user opens the judge's "
-                   "end of pytest's channel through /proc/PID/fd (execute._exec should set PR_SET_DUMPABLE 0)")
 def test_without_capabilities_the_judge_s_end_of_the_channel_is_out_of_reach(hostile, tmp_path):
     """As a user who is not root (here: root without capabilities), the judge and the server
     are equals: only the judge's dumpable flag keeps the server out of its descriptors."""

@@ -169,3 +169,14 @@ def test_memory_is_held_by_the_cgroup_on_either_backend(tmp_path):
                              True, uuid.uuid4().hex, memory_mb=256)
     assert "allocated" not in done.output and done.code not in (0, None), done.output
     assert time.monotonic() - started < 30
+
+
+def test_a_submission_holds_no_capability_even_when_the_grader_is_root(course):
+    """As root, bubblewrap leaves the submission CAP_SYS_PTRACE unless told otherwise, and that
+    capability ignores PR_SET_DUMPABLE 0: the checker's and the grader's memory and descriptors
+    would be open to it. Every set is empty inside the sandbox."""
+    *_, work = course
+    text = run_in_sandbox(work, "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status", [])
+    caps = dict(line.split(":", 1) for line in text.strip().splitlines() if line.startswith("Cap"))
+    assert set(caps) == {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}, text
+    assert all(int(v, 16) == 0 for v in caps.values()), text

@@ -136,7 +136,10 @@ def wrap(argv: list[str], work: Path, readable: list[Path], gpu: bool, hide: lis
         for name in ("home", "tmp", "build"):
             if (work / name).is_dir():
                 cmd += ["--dir", str(work / name)]
-    cmd += ["--unshare-all", "--die-with-parent", "--new-session", "--chdir", str(work), "--", *argv]
+    # --cap-drop ALL: as root, bwrap would leave the submission CAP_SYS_PTRACE, which ignores
+    # PR_SET_DUMPABLE 0 and reaches the checker's and the judge's memory and file descriptors.
+    cmd += ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--chdir", str(work),
+            "--", *argv]
     return cmd
 
 

@@ -99,6 +99,19 @@ def _become_subreaper() -> None:
         pass
 
 
+def _become_undumpable() -> None:
+    """PR_SET_DUMPABLE 0: a run's processes (the learner's, same user) can then neither open our
+    end of its result channel through /proc/PID/fd (and write a frame of their own into it before
+    killing the harness) nor read or write our memory. Root's CAP_SYS_PTRACE still can: the
+    grader's sandbox drops every capability (drills/grading/sandbox.py) and pytest's library runs
+    in a server that gives that one up (drills/pipeline/subject_server.py)."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
+    except (OSError, AttributeError):
+        pass
+
+
 def kill_run(proc: subprocess.Popen, token: str, started: float) -> None:
     """End every process of one run: its process group, its descendants, orphans it left that were
     re-parented to us (see _become_subreaper and _adopted: our children born since it started
@@ -214,6 +227,7 @@ def _exec(cmd: list[str], env: dict, timeout: float, report_json: Path | None = 
     started (or failed to start), so that only the program holds them (gtestrun.py's record stream)."""
     import selectors
     _become_subreaper()
+    _become_undumpable()
     token = uuid.uuid4().hex
     r, w = os.pipe()
     env = dict(env, DRILLS_RESULT_FD=str(w), DRILLS_RUN_TOKEN=token)
