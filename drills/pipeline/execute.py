@@ -34,6 +34,7 @@ class Run:
     output: str = ""
     sim_events: list = field(default_factory=list)
     channel: str = ""           # why the report cannot be trusted (see _unframe); "" when it can
+    checker_retried: str = ""     # why the checker of the first attempt was lost (gtestrun._one ran the pair again)
     checker_failed: bool = False  # `channel` says why the checker could not confirm it (gtestrun._confirm)
     running: str = ""           # the case in progress when the run was stopped or crashed (gtestrun.py)
     stopped: str = ""           # why the watchdog stopped it

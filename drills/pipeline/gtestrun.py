@@ -120,7 +120,11 @@ def _gtest(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter:
         stopped = "cancelled" if done.cancelled else f"the whole run was stopped after {limits.total:.0f} s"
         stopped_after = 0.0 if done.cancelled else limits.total
     code = done.code if done.code is not None else -signal.SIGKILL
-    run = execute.Run(exit_code=code, timed_out=done.timed_out, crashed="" if done.timed_out else execute._crash_text(code),
+    # No exit status: it had not ended five seconds after its output closed (execute._exec), which
+    # is not the same thing as a kill; say so, so that the two are never confused in a report.
+    crashed = "" if done.timed_out else (execute._crash_text(code) if done.code is not None else
+                                         "did not exit after its output ended (no exit status)")
+    run = execute.Run(exit_code=code, timed_out=done.timed_out, crashed=crashed,
                       output=execute._cap(done.output), sim_events=execute.read_sim_report(report))
     run.stopped, run.stopped_after, run.seconds = stopped, stopped_after, done.seconds
     docs = []
@@ -163,6 +167,25 @@ def _one(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: s
     if not checker.is_file():
         run = _gtest(binary, env, limits, evidence_keys, gtest_filter, shard, tmp, cancel)
         return _confirm(run, None, f"the checker program {checker.name} is missing")
+    run, checker_run, why = _pair(binary, env, limits, evidence_keys, gtest_filter, shard, tmp, cancel, checker)
+    if _checker_lost(run, checker_run, why) and not (cancel is not None and cancel.is_set()):
+        # The checker was killed by a signal before its report while the program's own run ended
+        # normally: seen twice in 185 golden cases of one CI run, under load, not reproduced alone.
+        # Its records are gone with it, so the pair runs once more; a second loss is the verdict's
+        # error as before. Never a pass without the checker's report.
+        first = checker_run.crashed
+        run, checker_run, why = _pair(binary, env, limits, evidence_keys, gtest_filter, shard, tmp, cancel, checker)
+        run.checker_retried = first
+    return _confirm(run, checker_run, why)
+
+
+def _checker_lost(run: execute.Run | None, checker_run: execute.Run | None, why: str) -> bool:
+    return (run is not None and not (run.crashed or run.timed_out or run.channel) and not why
+            and checker_run is not None and bool(checker_run.crashed) and not checker_run.tests)
+
+
+def _pair(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: str, shard: tuple[int, int],
+          tmp: Path, cancel, checker: Path):
     subject_end, checker_end = (s.detach() for s in socket.socketpair())
     ready_r, ready_w = os.pipe()
     stop_checker = threading.Event()
@@ -207,7 +230,7 @@ def _one(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: s
     checker_run = box.get("run")
     if why == "" and checker_run is None:
         why = "the checker program failed: " + box.get("error", "it did not end")
-    return _confirm(run, checker_run, why)
+    return run, checker_run, why
 
 
 def _wait_ready(fd: int, thread: threading.Thread, cancel) -> bool:
