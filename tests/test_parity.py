@@ -417,7 +417,7 @@ def test_a_gpu_only_case_passes_on_the_simulator():
     assert expected["diagnoses"] == ["launch-configuration"] and all(t["status"] != "fail" for t in r.tests)
 
 
-# ---- the H200's answer for the GPU-only case: cudaErrorInvalidValue, no id (05:30, at c423768) ----
+# ---- the H200's answer for the GPU-only case: cudaErrorInvalidValue, no id (05:27, at c423768) ----
 
 GPU_ONLY_C5 = ROOT / "tests" / "parity" / "gpu-only" / "c5" / "rows-as-blocks-in-y"
 
