@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shutil
 
 import pytest
 
@@ -414,3 +415,72 @@ def test_a_gpu_only_case_passes_on_the_simulator():
     r = judge(C5, learner, "sim", run_pytest=False, perf=False, timeout=300)
     assert (r.status, [d["id"] for d in r.diagnoses]) == (expected["sim"]["status"], expected["sim"]["diagnoses"])
     assert expected["diagnoses"] == ["launch-configuration"] and all(t["status"] != "fail" for t in r.tests)
+
+
+# ---- the H200's answer for the GPU-only case: cudaErrorInvalidValue, no id (05:27, at c423768) ----
+
+GPU_ONLY_C5 = ROOT / "tests" / "parity" / "gpu-only" / "c5" / "rows-as-blocks-in-y"
+
+
+def _h200_c5() -> tuple[dict, list[dict]]:
+    """The H200's failed rows, and the public cases it passed (every one: the simulator passes them too)."""
+    doc = json.loads((GPU_ONLY_C5 / "h200.json").read_text(encoding="utf-8"))
+    public = [_c5_row(*s) for s in C5.shapes]
+    return doc, public + copy.deepcopy(doc["rows"])
+
+
+def test_the_h200_rows_reproduce_its_answer_without_the_replay_of_the_refused_case():
+    doc, rows = _h200_c5()
+    r = Result(problem=C5.number, file="mine/c5.cu", backend={"kind": "gpu", "device": "H200"})
+    r.tests = rows
+    gpu = Run(tests=rows, exit_code=1)
+    diagnose.from_runs(C5, r, [gpu])  # cudaErrorInvalidValue is no launch-only error: no id from the rows
+    verdict.decide(C5, r, [gpu])
+    assert _ids(r) == (doc["h200"]["status"], doc["h200"]["diagnoses"])
+
+
+def test_the_h200s_refused_gpu_only_case_is_the_one_replayed_at_its_own_shape():
+    _, rows = _h200_c5()
+    assert replay.refused_case(C5, [Run(tests=rows)]) == ("C5/Softmax.MatchesHostReference/naive_uniform_262144x128",
+                                                          [262144, 128])
+    # a public shape is the side run's; a failure naming no launch error is not a refused launch
+    assert replay.refused_case(C5, [Run(tests=[_c5_row(3, 33, "fail", INVALID_CONFIGURATION)])]) is None
+    assert replay.refused_case(C5, [Run(tests=[_c5_row(262144, 128, "fail", "3 of 33554432 elements differ")])]) is None
+    # a grader's hidden shape is never put into another process's environment (issue 16)
+    assert replay.refused_case(C5, [Run(tests=[_c5_row(70000, 64, "fail", INVALID_CONFIGURATION)])]) is None
+    env = replay.refusal_env({"DRILLS_SEED": "7"}, [262144, 128])
+    assert env["DRILLS_EXTRA_SHAPES"] == "262144x128" and env["DRILLS_SEED"] == "7"
+
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="needs nvcc")
+def test_the_simulator_names_the_launch_the_h200_refused_at_the_gpu_only_shape():
+    # The GPU judge's stages over the H200's rows, with the replay of the refused case on a simulator
+    # build of the same file: the simulator refuses the launch before any block runs, and says why.
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fixture_patch import materialise
+    from drills.pipeline import build, judge as judge_mod
+    expected = json.loads((GPU_ONLY_C5 / "expected.json").read_text(encoding="utf-8"))
+    learner = materialise(GPU_ONLY_C5 / "mistake.patch", ROOT / "tests" / "golden" / "c5" / "base.cu",
+                          ROOT / "build" / "golden-src" / "gpu-only" / "c5" / "rows-as-blocks-in-y" / "learner.cu")
+    subject = build.subject_for(C5, learner, "sim")
+    outcome = build.build(subject)
+    assert outcome.ok, outcome.log[-2000:]
+    _, rows = _h200_c5()
+    r = Result(problem=C5.number, file="mine/c5.cu", backend={"kind": "gpu", "device": "H200"})
+    r.tests = rows
+    gpu = Run(tests=rows, exit_code=1)
+    found = judge_mod._replay_refused_launch(C5, "mine/c5.cu", subject, execute_env(), [gpu], judge_mod.Clock())
+    assert [d["id"] for d in found] == ["launch-configuration"]
+    diagnose.from_runs(C5, r, [gpu])
+    replay.attach(C5, r, found, [gpu])
+    verdict.decide(C5, r, [gpu])
+    render_result(r, C5)
+    assert _ids(r) == (expected["status"], expected["diagnoses"])
+    en = r.diagnoses[0]["message"]["en"]
+    assert "softmax_naive_kernel" in en and "65535" in en and expected["message_contains"]["launch-configuration"] in en
+
+
+def execute_env() -> dict:
+    from drills.pipeline.execute import base_env
+    return base_env("gpu")

@@ -7,8 +7,8 @@ Stable ids (the result object's `diagnoses[].id`; golden cases in tests/golden/<
   from the simulator's errors: wrong-shuffle-mask (sync-mask), barrier-in-divergent-branch
       (barrier-divergence), missing-barrier (shared-race), vec4-tail-overrun (a float4 or group of
       four reading past the array's end), misaligned-vector-access, out-of-bounds;
-  launch-configuration: a launch refused (the simulator's reason; on a GPU the replay's, or at a
-      shape only the GPU runs the case's own error name);
+  launch-configuration: a launch refused (the simulator's reason; on a GPU the replay's, at a shape
+      only the GPU runs too, else the case's own error name);
   from the pattern of wrong outputs: each problem's module (drills/problems/<module>.py, DIAGNOSES);
   from failed technique checks (the manifest's `diagnosis`): no-shared-memory, uncoalesced-store,
       uncoalesced-load, uncoalesced-access, no-vector-loads, bank-conflicts.
@@ -91,8 +91,9 @@ def from_runs(problem: Problem, result: Result, runs: list, binaries=()) -> None
     order(problem, result)
 
 
-# Only a launch gives these (cudaErrorInvalidValue, which a grid of 0 blocks gets on an H200, comes
-# from a copy as well): the case failed before its kernel ran.
+# Only a launch gives these: the case failed before its kernel ran. cudaErrorInvalidValue, which CUDA 13
+# on an H200 gives for a grid out of range too, comes from a copy as well: for that one the simulator
+# decides (on a GPU, the replay of the case: replay.refused_case).
 LAUNCH_REFUSED = re.compile(r"\b(cudaErrorInvalidConfiguration|cudaErrorLaunchOutOfResources)\b")
 
 

@@ -171,6 +171,8 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
             if sim_subject is not None:
                 sim_runs += _replay_stopped_case(problem, sim_subject, env, runs, sim_runs, clock)
                 found = replay.findings(problem, shown, sim_runs, (sim_subject.test_binary, sim_subject.capi_library))
+                if not any(d["id"] == "launch-configuration" for d in found):
+                    found += _replay_refused_launch(problem, shown, sim_subject, env, runs, clock)
                 simulated = _simulated_rows(sim_runs)
         with symptoms.reading(result, symptoms.rows_to_read(result.tests, simulated, found)):
             diagnose.from_runs(problem, result, runs, (subject.test_binary, subject.capi_library))
@@ -351,6 +353,20 @@ def _replay_stopped_case(problem, sim_subject, env, gpu_runs, sim_runs, clock) -
         sim_env = _sim_env(env)
         return [gtestrun.run(sim_subject.test_binary, sim_env, replay.limits_for_case(), problem.diagnosis.evidence,
                              gtest_filter=replay.public_filter(problem, case))]
+
+
+def _replay_refused_launch(problem, shown, sim_subject, env, gpu_runs, clock) -> list:
+    """A case the GPU failed with a launch error at a shape the side run does not have (a grid of
+    262144 blocks in y exists only at a GPU-only shape): that case alone on the simulator, at its own
+    shape, names the refused launch, its kernel and why (replay.refused_case)."""
+    case = replay.refused_case(problem, gpu_runs)
+    if case is None:
+        return []
+    name, shape = case
+    with clock.phase("replay"):
+        run = gtestrun.run(sim_subject.test_binary, replay.refusal_env(_sim_env(env), shape), replay.refusal_limits(),
+                           problem.diagnosis.evidence, gtest_filter=name)
+    return replay.refusals(problem, shown, [run], (sim_subject.test_binary, sim_subject.capi_library))
 
 
 def _simulated_rows(sim_runs: list) -> list[dict]:

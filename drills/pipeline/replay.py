@@ -137,6 +137,41 @@ def host_code_stop(problem: Problem, result: Result, gpu_runs: list, sim_runs: l
             return
 
 
+# What a GPU's case names when its launch was refused before any block ran. CUDA 13 on an H200 gives
+# cudaErrorInvalidValue for a grid of 0 blocks and for one of 262144 blocks in y alike; a copy gives
+# it too, so it only picks the case to replay: the simulator says whether the launch was refused.
+LAUNCH_ERRORS = re.compile(r"\b(cudaErrorInvalidValue|cudaErrorInvalidConfiguration|cudaErrorLaunchOutOfResources)\b")
+
+
+def refused_case(problem: Problem, gpu_runs: list) -> tuple[str, list] | None:
+    """(GoogleTest name, shape) of the first case the GPU failed with a launch error at one of the
+    manifest's GPU-only shapes, which the simulator's side run does not have. Never a grader's hidden
+    shape: no process but the hidden run's own is told those (issue 16)."""
+    public = {tuple(s) for s in problem.shapes}
+    gpu_only = {tuple(s) for s in problem.gpu_shapes} - public
+    for run in gpu_runs:
+        for t in run.tests:
+            shape = t.get("shape")
+            if t.get("status") == "fail" and shape and tuple(shape) in gpu_only \
+                    and LAUNCH_ERRORS.search(t.get("message") or ""):
+                return t["name"], list(shape)
+    return None
+
+
+def refusal_env(sim_env: dict, shape: list) -> dict:
+    """That one case on the simulator at its own shape. A refused launch is refused before any block
+    runs; one the simulator accepts there runs under a short watchdog, and only a refusal is read."""
+    return {**sim_env, "DRILLS_EXTRA_SHAPES": "x".join(str(d) for d in shape), "DRILLS_SIM_WATCHDOG": "5"}
+
+
+def refusal_limits() -> gtestrun.Limits:
+    return gtestrun.Limits(per_case=30, total=40)
+
+
+def refusals(problem: Problem, shown: str, sim_runs: list, binaries) -> list[dict]:
+    return [d for d in findings(problem, shown, sim_runs, binaries) if d["id"] == "launch-configuration"]
+
+
 def defects_in_passing_cases(result: Result) -> list[dict]:
     """Replay findings the GPU's outputs did not show."""
     return [d for d in result.diagnoses if d.get("replay") and d["id"] in DEFECTS]
