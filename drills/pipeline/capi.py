@@ -8,7 +8,9 @@ which record the results. A crash ends one request with SubjectDied; the next re
 fresh server, so one segfaulting variant does not take the other cases with it.
 
 Timings (time_variant, memcpy_ms) are still measured in the server, with CUDA events, by the
-learner's process: a GPU's kernel times can only be taken where the kernels run.
+learner's process: a GPU's kernel times can only be taken where the kernels run. So that a file
+cannot simply report a time it likes, time_variant_outside also times two requests with this
+process's clock (drills/pipeline/timecheck.py decides whether the two agree).
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 WARMUP, REPS = 5, 50
+SHORT_REPS = REPS // 5  # time_variant_outside's second request: 40 calls of difference
 SERVER = Path(__file__).with_name("subject_server.py")
 PREFIX = struct.Struct(">IQ")
 MAX_REPLY_HEADER = 64 * 1024   # the longest honest reply (REPS timing samples) is ~2 KB
@@ -39,6 +43,15 @@ TYPE_NAMES = {ctypes.c_void_p: "c_void_p", ctypes.c_int: "c_int", ctypes.c_float
 # capture made of them); pytest_channel sets the judge's end of pytest's output.
 SERVER_OUTPUT: int | None = None
 _INT_TYPES = {"c_void_p", "c_int", "c_longlong", "c_size_t"}
+
+
+class Timed(NamedTuple):
+    """One variant's timing with the outside clock (Lib.time_variant_outside)."""
+    ms: float            # median of the REPS event samples the library reported
+    moved: float         # bytes (or operations) one call moves, as the library reported
+    outside_ms: float    # per-call time seen from this process: wall difference / extra calls
+    wall_long_s: float
+    wall_short_s: float
 
 
 class SubjectDied(RuntimeError):
@@ -337,8 +350,29 @@ class Lib:
 
     def time_variant(self, name: str, dims) -> tuple[float, float] | None:
         """(median ms, bytes one call moves) for a named host function, or None if undefined."""
+        timed = self._time_request(name, dims, REPS)
+        return None if timed is None else (statistics.median(timed[0]), timed[1])
+
+    def time_variant_outside(self, name: str, dims) -> Timed | None:
+        """time_variant with a second clock the library cannot touch: this process times (perf_counter)
+        a request of SHORT_REPS calls and one of REPS calls; each call is event-synced, so the wall
+        difference over the extra calls is a per-call time (kernel + launch/sync overhead) in which
+        the request's allocation, fill and warm-up cancel out. The long request is the normal timing."""
+        short = self._time_request(name, dims, SHORT_REPS)
+        if short is None:
+            return None
+        long = self._time_request(name, dims, REPS)
+        if long is None:  # defined a moment ago: the library changes its answers
+            raise SubjectDied(f"{name} was defined, then was not")
+        outside = (long[2] - short[2]) / (REPS - SHORT_REPS) * 1e3
+        return Timed(statistics.median(long[0]), long[1], outside, long[2], short[2])
+
+    def _time_request(self, name: str, dims, reps: int) -> tuple[list[float], float, float] | None:
+        """(samples ms, bytes moved, seconds this process waited for the reply), or None if undefined."""
+        started = time.perf_counter()
         reply, _ = self._ask("time_variant", f"timing {name}", name=self._name(name), dims=[int(d) for d in dims],
-                             warmup=WARMUP, reps=REPS)
+                             warmup=WARMUP, reps=reps)
+        wall = time.perf_counter() - started
         err = self._int(reply, "err")
         if err == -1:
             return None
@@ -348,7 +382,7 @@ class Lib:
         moved = reply.get("moved")
         if not isinstance(moved, (int, float)) or isinstance(moved, bool) or not math.isfinite(moved) or moved < 0:
             raise SubjectDied("the file's process sent a byte count that is not a number")
-        return statistics.median(self._floats(reply, "samples", REPS)), float(moved)
+        return self._floats(reply, "samples", reps), float(moved), wall
 
     def memcpy_ms(self, dst, src, nbytes) -> float:
         reply, _ = self._ask("memcpy_ms", "cudaMemcpy", dst=int(dst), src=int(src), nbytes=int(nbytes),

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Issue 16 item 1 (performance): how far below a clock outside the learner's process can a
+# reported CUDA-event time honestly be? capi.Lib.time_variant_outside times two requests of the same
+# variant and dims with this process's clock (REPS and SHORT_REPS event-synced calls, same warm-up);
+# (wall_long - wall_short) / (REPS - SHORT_REPS) is the outside per-call time. For honest references
+# this prints, per variant and shape, 3 rounds of:
+#   event median (ms, what the library reports) | outside per-call (ms) | ratio event/outside |
+#   outside - event (ms, the launch/sync overhead per call)
+# so drills/pipeline/timecheck.py's threshold (RATIO, SLACK_MS) is set from data.
+#   c3: copy_tiled, transpose_tiled at 8192x8192 and 4113x8197                  (always)
+#   c5: copy_vec4, softmax_fast at 4096x8192, 64x1048576, 8192x4097                 (if it builds in time)
+#   c4: sgemm_cublas, sgemm_fast at 4096x4096x4096, 128x4096x4096                   (if it builds in time)
+# then `python -m drills.pipeline.perf` on the c3 reference (the judge's perf JSON with the check).
+#
+#   OUT=/some/dir bash benchmarks/h200/timing.sh      # writes $OUT/timing/{log.txt,outside.json,perf_c3.json}
+#
+# Needs .gtest/ and .whl/ carried like remotelib.sh. Every step has its own time limit; a failing step
+# does not stop the next. Under 90 s on one H200 (16 cores), most of it the three builds.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+O="${OUT:-/tmp}/timing"
+mkdir -p "$O"
+T0=$(date +%s)
+step() { echo "== [$(( $(date +%s) - T0 )) s] $*" | tee -a "$O/log.txt"; }
+
+step "environment"
+{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv 2>&1
+  nvcc --version | tail -1; python3 --version; nproc; git log --oneline -1; } > "$O/env.txt" 2>&1
+cat "$O/env.txt"
+
+if ls .whl/*.whl > /dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/timing-site .whl/*.whl \
+    > "$O/pip.txt" 2>&1 || { echo "pip install of .whl/ failed:"; tail -5 "$O/pip.txt"; }
+  export PYTHONPATH=/tmp/timing-site${PYTHONPATH:+:$PYTHONPATH}
+fi
+[ -f .gtest/CMakeLists.txt ] && export DRILLS_GTEST_SOURCE="$ROOT/.gtest"
+export PYTHONUNBUFFERED=1 DRILLS_BUILD_JOBS=${DRILLS_BUILD_JOBS:-$(nproc)}
+
+# One problem: build its reference (shared recipe), then time_variant_outside, 3 rounds.
+measure() {  # slug seconds variants shapes
+  step "$1: build + outside timing ($3 at $4)"
+  timeout -k 5 "$2" python3 - "$O/outside_$1.json" "$1" "$3" "$4" <<'PY' 2>&1 | tee -a "$O/log.txt"
+import json, sys, time
+from pathlib import Path
+from drills import manifest
+from drills.pipeline import build
+from drills.pipeline.capi import REPS, SHORT_REPS, WARMUP, Lib
+dest, slug, variants, shapes = sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4].split(",")
+p = manifest.find(manifest.load(), slug)
+t = time.monotonic()
+_, failed = build.shared_recipe(p, "gpu")
+if failed is not None:
+    sys.exit(f"{slug}: reference did not build: {failed.log[-800:]}")
+print(f"{slug}: built in {time.monotonic() - t:.1f} s", flush=True)
+lib = Lib(build.subject_for(p, p.path("solution"), "gpu").capi_library)
+out = {"slug": slug, "warmup": WARMUP, "reps": REPS, "short_reps": SHORT_REPS, "rows": []}
+for shape in shapes:
+    dims = [int(v) for v in shape.split("x")]
+    for name in variants:
+        for rnd in range(3):
+            try:
+                r = lib.time_variant_outside(name, dims)
+            except Exception as e:
+                print(f"{name} {shape}: {type(e).__name__}: {e}", flush=True)
+                break
+            if r is None:
+                print(f"{name}: undefined", flush=True)
+                break
+            row = {"name": name, "shape": shape, "round": rnd, "event_ms": r.ms, "outside_ms": r.outside_ms,
+                   "ratio": r.ms / r.outside_ms if r.outside_ms > 0 else None, "gap_ms": r.outside_ms - r.ms,
+                   "wall_long_s": r.wall_long_s, "wall_short_s": r.wall_short_s}
+            out["rows"].append(row)
+            print(f"{name:16s} {shape:16s} r{rnd} event {r.ms:9.4f} ms  outside {r.outside_ms:9.4f} ms  "
+                  f"ratio {row['ratio'] or 0:6.3f}  gap {row['gap_ms']:8.4f} ms  walls {r.wall_short_s:.3f}/{r.wall_long_s:.3f} s",
+                  flush=True)
+        Path(dest).write_text(json.dumps(out, indent=1))
+lib.close()
+PY
+  echo "rc=${PIPESTATUS[0]}" | tee -a "$O/log.txt"
+}
+
+measure c3_transpose 50 copy_tiled,transpose_tiled 8192x8192,4113x8197
+measure c5_softmax 45 copy_vec4,softmax_fast 4096x8192,64x1048576,8192x4097
+measure c4_sgemm 60 sgemm_cublas,sgemm_fast 4096x4096x4096,128x4096x4096
+
+step "c3: python -m drills.pipeline.perf on the reference (the judge's perf JSON, with the outside check)"
+timeout -k 5 40 python3 - "$O/perf_c3.json" <<'PY' 2>&1 | tee -a "$O/log.txt"
+import json, subprocess, sys
+from drills import manifest
+from drills.pipeline import build
+p = manifest.find(manifest.load(), "c3_transpose")
+lib = str(build.subject_for(p, p.path("solution"), "gpu").capi_library)
+cmd = [sys.executable, "-m", "drills.pipeline.perf", "--subject", lib, "--reference", lib, "--bound", p.perf.bound,
+       "--shapes", ",".join(p.perf.shapes), "--variants", ",".join(p.perf.variants), "--unit", p.perf.unit]
+r = subprocess.run(cmd, capture_output=True, text=True, timeout=35)
+open(sys.argv[1], "w").write(r.stdout)
+print("rc", r.returncode, r.stderr[-1500:])
+try:
+    d = json.loads(r.stdout.strip().splitlines()[-1])
+    for s in d.get("shapes", []):
+        print("bound", s.get("shape"), {k: v for k, v in s.items() if "ms" in k or "confirm" in k})
+    for v in d.get("variants", []):
+        print(v["name"], v["shape"], {k: v[k] for k in v if k not in ("name", "shape")})
+except Exception as e:
+    print("no JSON:", e, r.stdout[-500:])
+PY
+
+step "done"
