@@ -367,11 +367,16 @@ class Lib:
         outside = (long[2] - short[2]) / (REPS - SHORT_REPS) * 1e3
         return Timed(statistics.median(long[0]), long[1], outside, long[2], short[2])
 
-    def _time_request(self, name: str, dims, reps: int) -> tuple[list[float], float, float] | None:
+    def moved(self, name: str, dims) -> float | None:
+        """What one call of a named host function moves (bytes or operations), from one untimed call."""
+        timed = self._time_request(name, dims, 1, warmup=0)
+        return None if timed is None else timed[1]
+
+    def _time_request(self, name: str, dims, reps: int, warmup: int = WARMUP) -> tuple[list[float], float, float] | None:
         """(samples ms, bytes moved, seconds this process waited for the reply), or None if undefined."""
         started = time.perf_counter()
         reply, _ = self._ask("time_variant", f"timing {name}", name=self._name(name), dims=[int(d) for d in dims],
-                             warmup=WARMUP, reps=reps)
+                             warmup=warmup, reps=reps)
         wall = time.perf_counter() - started
         err = self._int(reply, "err")
         if err == -1:

@@ -16,7 +16,9 @@ import time
 from pathlib import Path
 
 from .build import Subject, shared_recipe, subject_for
+from . import timecheck
 from .capi import REPS, WARMUP, Lib
+from ..messages import say
 
 # PyTorch's version of the operation, timed the same way in its own process (its own CUDA runtime).
 TORCH_SNIPPET = r"""
@@ -144,15 +146,27 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
 
 def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str, torch_op: str = "",
-            unit: str = "bytes") -> dict:
+            unit: str = "bytes", outside: bool = False) -> dict:
     """Each variant the subject defines, the reference's bound kernel and cudaMemcpy, per shape.
     unit "flops": the library reports operations per call; rates are then FLOP/s ("gbps" holds
-    GFLOP/s) and there is no cudaMemcpy ceiling."""
+    GFLOP/s) and there is no cudaMemcpy ceiling. outside: each time the subject reports is checked
+    against this process's clock (timecheck); a time it does not confirm is listed under
+    "unconfirmed" (the verdict is then `error`, and no tier comes from it)."""
     subj, ref = Lib(subject_lib), Lib(reference_lib)
     out = {"warmup": WARMUP, "reps": REPS, "statistic": "median", "unit": unit, "shapes": [], "variants": []}
+    if outside:
+        out["unconfirmed"] = []
     for dims in shapes:
-        bound_ms, moved = ref.time_variant(bound, dims)
+        if outside:
+            b = ref.time_variant_outside(bound, dims)
+            bound_ms, moved, bound_outside = b.ms, b.moved, b.outside_ms
+            # what one call of any variant moves at this shape, said by the reference, not by the file
+            expected = ref.moved(variants[0], dims) if variants else None
+        else:
+            bound_ms, moved = ref.time_variant(bound, dims)
         row = {"shape": list(dims), "bytes": moved, "copy_kernel_gbps": gbps(moved, bound_ms), "copy_kernel_ms": bound_ms}
+        if outside:
+            row["copy_kernel_outside_ms"] = bound_outside
         if unit == "bytes":
             half = int(moved // 2)  # cudaMemcpy reads and writes `half` bytes each
             src, dst = ref.alloc(half), ref.alloc(half)
@@ -168,10 +182,19 @@ def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str
         out["shapes"].append(row)
         op_bytes = moved  # what one call of the operation moves (a reduction reads only; an add reads 2, writes 1)
         for name in variants:
-            timed = subj.time_variant(name, dims)
-            if timed is None:
-                continue
-            ms, op_bytes = timed
+            if outside:
+                timed = subj.time_variant_outside(name, dims)
+                if timed is None:
+                    continue
+                ms, op_bytes = timed.ms, timed.moved
+                problem = _unconfirmed(name, dims, timed, expected, moved, bound_outside)
+                if problem is not None:
+                    out["unconfirmed"].append(problem)
+            else:
+                timed = subj.time_variant(name, dims)
+                if timed is None:
+                    continue
+                ms, op_bytes = timed
             # Percentages compare bandwidths (bytes over time), so an operation that moves more or
             # fewer bytes than the copy is compared fairly; for a transpose they equal time ratios.
             v = {"name": name, "shape": list(dims), "ms": ms, "gbps": gbps(op_bytes, ms),
@@ -180,11 +203,33 @@ def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str
                 v["pct_memcpy"] = 100 * gbps(op_bytes, ms) / row["memcpy_gbps"]
             if torch:
                 v["vs_torch"] = torch["op_ms"] / ms
+            if outside:
+                v["outside_ms"] = timed.outside_ms
+                v["confirmed"] = problem is None
             out["variants"].append(v)
         if torch:
             row["torch_ms"] = torch["op_ms"]
             row["torch_gbps"] = gbps(op_bytes, torch["op_ms"])
     return out
+
+
+def _unconfirmed(name: str, dims, timed, expected, bound_moved: float, bound_outside: float) -> dict | None:
+    """None, or the row of out["unconfirmed"]: which variant, why, and the message."""
+    shape = "x".join(str(d) for d in dims)
+    facts = {"name": name, "shape": shape}
+    if expected is not None and timed.moved != expected:
+        return {**facts, "why": "moved-differs", "message": say("timing.moved-differs", moved=timed.moved,
+                                                                expected=expected, **facts)}
+    found = timecheck.judge(timed.ms, timed.outside_ms, timed.moved, bound_moved, bound_outside)
+    if found.confirmed:
+        return None
+    if found.why == "below-outside":
+        message = say("timing.unconfirmed", reported=timed.ms, outside=timed.outside_ms, **facts)
+    else:
+        bound_per_work = bound_outside / bound_moved * timed.moved  # the bound's time for this work
+        message = say("timing.faster-than-bound", outside=timed.outside_ms, bound=bound_per_work,
+                      factor=bound_per_work / max(timed.outside_ms, 1e-9), **facts)
+    return {**facts, "why": found.why, "reported_ms": timed.ms, "outside_ms": timed.outside_ms, "message": message}
 
 
 def measure_subject(problem, subject: Subject, torch_timer: TorchTimer | None = None, clock=None) -> dict:
@@ -202,6 +247,12 @@ def measure_subject(problem, subject: Subject, torch_timer: TorchTimer | None = 
            "--reference", str(reference.capi_library), "--bound", spec.bound,
            "--shapes", ",".join(spec.shapes), "--variants", ",".join(spec.variants),
            "--torch", "" if torch_timer else spec.torch, "--unit", spec.unit]
+    # The outside clock only on a real GPU: on the simulator (and the gpu stand-in, which builds
+    # for it) a timed call is a time-model prediction, while the wall clock measures the
+    # simulation, thousands of times slower: the two are not comparable.
+    from .toolchain import gpu_standin
+    if subject.backend == "gpu" and not gpu_standin():
+        cmd.append("--outside")
     out, why = run_timing(cmd, 1200)
     if out is None:
         return {"error": why}
@@ -240,12 +291,13 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", required=True)
     ap.add_argument("--torch", default="", help="PyTorch expression in x and y to compare with")
     ap.add_argument("--unit", default="bytes", choices=("bytes", "flops"), help="what the library reports per call")
+    ap.add_argument("--outside", action="store_true", help="check each reported time against this process's clock")
     a = ap.parse_args(argv)
     shapes = [parse_shape(s) for s in a.shapes.split(",") if s]
     from .execute import result_fd, send_report
     channel = result_fd()
     res = measure(Path(a.subject), Path(a.reference), shapes, [v for v in a.variants.split(",") if v], a.bound,
-                  a.torch, a.unit)
+                  a.torch, a.unit, a.outside)
     if channel is None:  # run by hand
         print(json.dumps(res))
     else:  # before the learner's library can run anything at exit
