@@ -110,5 +110,15 @@ def decide(problem: Problem, result: Result, runs: list) -> None:
                                     notes=say("verdict.notes", count=len(notes)) if notes else ""))
 
 
+def timing_checked(result: Result) -> None:
+    """After a GPU timing (drills/pipeline/perf.py): a time the learner's process reported that a
+    clock outside it does not confirm (drills/pipeline/timecheck.py) makes the verdict `error`: the
+    program's evidence cannot be trusted, whatever its tests said. Its tier is never used either
+    (drills/grading/scoring.py)."""
+    bad = (result.perf or {}).get("unconfirmed") or []
+    if bad:
+        _set(result, "error", bad[0]["message"])
+
+
 def _set(result: Result, status: str, message: dict) -> None:
     result.status, result.message = status, message
