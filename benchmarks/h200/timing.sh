@@ -10,9 +10,12 @@
 #   c3: copy_tiled, transpose_tiled at 8192x8192 and 4113x8197                  (always)
 #   c5: copy_vec4, softmax_fast at 4096x8192, 64x1048576, 8192x4097                 (if it builds in time)
 #   c4: sgemm_cublas, sgemm_fast at 4096x4096x4096, 128x4096x4096                   (if it builds in time)
-# then `python -m drills.pipeline.perf` on the c3 reference (the judge's perf JSON with the check).
+# ok/f: what timecheck's current thresholds say of that honest median divided by 1, 1.25, 1.5, 2, 5, 100
+# (y = confirmed), i.e. how large a forgery would still pass.
+# Then `python -m drills.pipeline.perf --outside` on the c3 reference (the judge's perf JSON with the
+# check: every variant should be "confirmed": true and "unconfirmed" empty).
 #
-#   OUT=/some/dir bash benchmarks/h200/timing.sh      # writes $OUT/timing/{log.txt,outside.json,perf_c3.json}
+#   OUT=/some/dir bash benchmarks/h200/timing.sh      # writes $OUT/timing/{log.txt,outside_<slug>.json,perf_c3.json}
 #
 # Needs .gtest/ and .whl/ carried like remotelib.sh. Every step has its own time limit; a failing step
 # does not stop the next. Under 90 s on one H200 (16 cores), most of it the three builds.
@@ -45,6 +48,7 @@ import json, sys, time
 from pathlib import Path
 from drills import manifest
 from drills.pipeline import build
+from drills.pipeline import timecheck
 from drills.pipeline.capi import REPS, SHORT_REPS, WARMUP, Lib
 dest, slug, variants, shapes = sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4].split(",")
 p = manifest.find(manifest.load(), slug)
@@ -70,9 +74,12 @@ for shape in shapes:
             row = {"name": name, "shape": shape, "round": rnd, "event_ms": r.ms, "outside_ms": r.outside_ms,
                    "ratio": r.ms / r.outside_ms if r.outside_ms > 0 else None, "gap_ms": r.outside_ms - r.ms,
                    "wall_long_s": r.wall_long_s, "wall_short_s": r.wall_short_s}
+            # what the current thresholds would say of this honest time, and of it divided by f (a forgery)
+            row["confirmed_if_divided_by"] = {f: timecheck.judge(r.ms / f, r.outside_ms).confirmed for f in (1, 1.25, 1.5, 2, 5, 100)}
             out["rows"].append(row)
             print(f"{name:16s} {shape:16s} r{rnd} event {r.ms:9.4f} ms  outside {r.outside_ms:9.4f} ms  "
-                  f"ratio {row['ratio'] or 0:6.3f}  gap {row['gap_ms']:8.4f} ms  walls {r.wall_short_s:.3f}/{r.wall_long_s:.3f} s",
+                  f"ratio {row['ratio'] or 0:6.3f}  gap {row['gap_ms']:8.4f} ms  walls {r.wall_short_s:.3f}/{r.wall_long_s:.3f} s"
+                  f"  ok/f {''.join('y' if v else 'n' for v in row['confirmed_if_divided_by'].values())}",
                   flush=True)
         Path(dest).write_text(json.dumps(out, indent=1))
 lib.close()
@@ -80,20 +87,21 @@ PY
   echo "rc=${PIPESTATUS[0]}" | tee -a "$O/log.txt"
 }
 
-measure c3_transpose 50 copy_tiled,transpose_tiled 8192x8192,4113x8197
-measure c5_softmax 45 copy_vec4,softmax_fast 4096x8192,64x1048576,8192x4097
-measure c4_sgemm 60 sgemm_cublas,sgemm_fast 4096x4096x4096,128x4096x4096
+measure c3_transpose 40 copy_tiled,transpose_tiled 8192x8192,4113x8197
+measure c5_softmax 30 copy_vec4,softmax_fast 4096x8192,64x1048576,8192x4097
+measure c4_sgemm 40 sgemm_cublas,sgemm_fast 4096x4096x4096,128x4096x4096
 
 step "c3: python -m drills.pipeline.perf on the reference (the judge's perf JSON, with the outside check)"
-timeout -k 5 40 python3 - "$O/perf_c3.json" <<'PY' 2>&1 | tee -a "$O/log.txt"
+timeout -k 5 25 python3 - "$O/perf_c3.json" <<'PY' 2>&1 | tee -a "$O/log.txt"
 import json, subprocess, sys
 from drills import manifest
 from drills.pipeline import build
 p = manifest.find(manifest.load(), "c3_transpose")
 lib = str(build.subject_for(p, p.path("solution"), "gpu").capi_library)
 cmd = [sys.executable, "-m", "drills.pipeline.perf", "--subject", lib, "--reference", lib, "--bound", p.perf.bound,
-       "--shapes", ",".join(p.perf.shapes), "--variants", ",".join(p.perf.variants), "--unit", p.perf.unit]
-r = subprocess.run(cmd, capture_output=True, text=True, timeout=35)
+       "--shapes", ",".join(p.perf.shapes), "--variants", ",".join(p.perf.variants), "--unit", p.perf.unit,
+       "--outside"]
+r = subprocess.run(cmd, capture_output=True, text=True, timeout=22)
 open(sys.argv[1], "w").write(r.stdout)
 print("rc", r.returncode, r.stderr[-1500:])
 try:
