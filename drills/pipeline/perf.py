@@ -186,8 +186,14 @@ def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str
                 timed = subj.time_variant_outside(name, dims)
                 if timed is None:
                     continue
-                ms, op_bytes = timed.ms, timed.moved
                 problem = _unconfirmed(name, dims, timed, expected, moved, bound_outside)
+                if problem is not None and problem["why"] != "moved-differs":
+                    # Once more before an error, and the second timing counts if it is confirmed: a
+                    # busy host lengthens the outside time of an honest file, not the other way.
+                    again = subj.time_variant_outside(name, dims)
+                    if again is not None and _unconfirmed(name, dims, again, expected, moved, bound_outside) is None:
+                        timed, problem = again, None
+                ms, op_bytes = timed.ms, timed.moved
                 if problem is not None:
                     out["unconfirmed"].append(problem)
             else:
