@@ -13,7 +13,9 @@
 # ok/f: what timecheck's current thresholds say of that honest median divided by 1, 1.25, 1.5, 2, 5, 100
 # (y = confirmed), i.e. how large a forgery would still pass.
 # Then `python -m drills.pipeline.perf --outside` on the c3 reference (the judge's perf JSON with the
-# check: every variant should be "confirmed": true and "unconfirmed" empty).
+# check: every variant should be "confirmed": true and "unconfirmed" empty), and on a forged c3 file
+# whose transpose_tiled launches nothing from the 4th identical call on (expect transpose_tiled
+# UNCONFIRMED "faster-than-bound" at both shapes, transpose_naive confirmed)  -> perf_forged.json
 #
 #   OUT=/some/dir bash benchmarks/h200/timing.sh      # writes $OUT/timing/{log.txt,outside_<slug>.json,perf_c3.json}
 #
@@ -112,6 +114,48 @@ try:
         print(v["name"], v["shape"], {k: v[k] for k in v if k not in ("name", "shape")})
 except Exception as e:
     print("no JSON:", e, r.stdout[-500:])
+PY
+
+step "c3 forged: transpose_tiled skips its launch from the 4th identical call on (the timing loop's calls); perf --outside"
+timeout -k 5 40 python3 - "$O/perf_forged.json" <<'PY' 2>&1 | tee -a "$O/log.txt"
+import json, subprocess, sys, time
+from pathlib import Path
+from drills import manifest
+from drills.pipeline import build
+p = manifest.find(manifest.load(), "c3_transpose")
+ref = build.subject_for(p, p.path("solution"), "gpu")
+src = p.path("solution").read_text()
+head = "void transpose_tiled(const float* x, float* y, int M, int N) {"
+assert head in src
+forger = """// A forgery: the tests call each buffer once, the timing loop calls the same buffers 55 times in a row.
+static const float* last_x; static float* last_y; static int last_m, last_n, same_calls;
+void transpose_tiled_real(const float* x, float* y, int M, int N);
+void transpose_tiled(const float* x, float* y, int M, int N) {
+  same_calls = (x == last_x && y == last_y && M == last_m && N == last_n) ? same_calls + 1 : 0;
+  last_x = x; last_y = y; last_m = M; last_n = N;
+  if (same_calls >= 3) return;
+  transpose_tiled_real(x, y, M, N);
+}
+"""
+d = Path("/tmp/timing-forged"); d.mkdir(exist_ok=True)
+f = d / "c3_transpose.cu"
+f.write_text(src.replace(head, head.replace("transpose_tiled(", "transpose_tiled_real(")) + forger)
+subject = build.subject_for(p, f, "gpu")
+t = time.monotonic()
+done = build.build(subject)
+print("forged build ok" if done.ok else "forged build FAILED: " + done.log[-1500:], f"{time.monotonic() - t:.1f} s", flush=True)
+cmd = [sys.executable, "-m", "drills.pipeline.perf", "--subject", str(subject.capi_library), "--reference",
+       str(ref.capi_library), "--bound", p.perf.bound, "--shapes", "8192x8192,4113x8197",
+       "--variants", "transpose_tiled,transpose_naive", "--unit", p.perf.unit, "--outside"]
+r = subprocess.run(cmd, capture_output=True, text=True, timeout=25)
+open(sys.argv[1], "w").write(r.stdout)
+print("rc", r.returncode, r.stderr[-1500:])
+d = json.loads(r.stdout.strip().splitlines()[-1])
+for v in d.get("variants", []):
+    print(v["name"], v["shape"], f"{v['ms']:.4f} ms reported, {v.get('outside_ms', 0):.4f} ms outside, "
+          f"{v['pct_copy_kernel']:.0f}% of copy, confirmed {v.get('confirmed')}")
+for u in d.get("unconfirmed", []):
+    print("UNCONFIRMED", u["name"], u["shape"], u["why"])
 PY
 
 step "done"
