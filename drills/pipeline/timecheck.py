@@ -13,15 +13,22 @@ the kernel plus a launch/sync overhead per call, never less than the kernel.
                  clock: a library that ignores the number of calls asked for, or runs an empty
                  kernel, makes the wall difference vanish.
 
+perf.measure also refuses a byte (or operation) count per call that differs from what the
+reference library reports for the same shape (every variant of a problem moves the same; a file
+reporting more would raise its own percentage), and times a variant once more before calling it
+unconfirmed (a busy host only lengthens the outside time of an honest file).
+
 An unconfirmed time is never used: the verdict is `error` (drills/pipeline/verdict.py) and the
 grader gives no performance tier (drills/grading/scoring.py).
 
 Not applied on the simulator: there a timed call is a time-model prediction from counters, while
 the wall clock measures the simulation, thousands of times slower; the two are not comparable.
 
-What this cannot see: a library that delays its short request (a sleep when asked for few calls)
-lowers the outside per-call time down to the bound's check; one that times a faster kernel than
-the one it tests is not seen at all (the outputs of the timed calls are not checked).
+What this cannot see: the library knows which request is the short one (it is told the number of
+calls), so one that sleeps in it lowers the outside per-call time, down to the bound's check (about
+the copy kernel's speed); one that times a correct but different, faster kernel than the one the
+tests call is not seen at all (the outputs of the timed calls are not checked). Closing both needs
+the calls driven one by one from this side, or a profiler outside the library's process.
 """
 
 from __future__ import annotations
