@@ -9,7 +9,8 @@
            fails such a file, and both backends must agree.
     error  the program did not build, did not finish (timeout, crash, deadlock), used something
            the simulator does not support, ran no test, left a contract case unrun, or a check of
-           severity `fail` could not be measured: the result says why. Never a silent pass.
+           severity `fail` could not be measured, or (on a GPU) a time the program reported was not
+           confirmed by a clock outside it (timing_checked): the result says why. Never a silent pass.
 
 The diagnoses the verdict leads with are the same on both backends because root causes and their
 symptoms combine by one rule (drills/pipeline/symptoms.py): when the simulator (on a GPU, its replay)
