@@ -24,91 +24,136 @@ MOVED = 2.0 * 8192 * 8192 * 4
 
 
 # --- the decision -------------------------------------------------------------------------------
-@pytest.mark.parametrize("event, outside, confirmed", [
-    (TILED, TILED + OVERHEAD, True),          # honest
-    (TILED, TILED, True),                     # no overhead at all
-    (TILED, 2 * TILED, True),                 # a loaded host stretches the outside clock: not the file's fault
-    (0.030, 1.0, False),                      # 1 ms per call seen, 0.03 reported
-    (1e-6, TILED + OVERHEAD, False),          # the "300% of copy" file
-    (0.5 * 0.3 - 0.05, 0.3, True),            # exactly on the threshold
-    (0.5 * 0.3 - 0.0501, 0.3, False),         # just below it
+# H200, 2026-12-02 (benchmarks/h200/timing.sh): honest event medians (ms) of the references.
+H200_CLAIMS = {"copy_tiled 8192x8192": 0.1496, "transpose_tiled 8192x8192": 0.1540, "transpose_tiled 4113x8197": 0.1185,
+               "softmax_fast 64x1048576": 0.1911, "sgemm_fast 4096x4096x4096": 2.9946, "sgemm_cublas 128x4096x4096": 0.1019}
+
+
+@pytest.mark.parametrize("case", sorted(H200_CLAIMS))
+@pytest.mark.parametrize("overhead_ms", [0.0, 0.02, 0.05])
+def test_honest_claims_are_confirmed_with_any_launch_overhead(case, overhead_ms):
+    claimed = H200_CLAIMS[case]
+    assert timecheck.judge(claimed, claimed + overhead_ms).confirmed
+    assert timecheck.judge(claimed, claimed * 0.95).confirmed  # a claim a little above the outside time
+
+
+@pytest.mark.parametrize("claimed, outside, why", [
+    (0.0013, TILED + OVERHEAD, "below-outside"),   # the "11000% of copy" file, doing the work
+    (1e-6, TILED + OVERHEAD, "below-outside"),
+    (TILED / 2 - 0.03, TILED + OVERHEAD, "below-outside"),
+    (1.0, 2.3, "below-outside"),                  # half of a slow kernel's time
+    (0.01, None, "too-slow"),                     # the confirming calls ran past their deadline
 ])
-def test_event_median_against_the_outside_per_call(event, outside, confirmed):
-    found = timecheck.judge(event, outside)
-    assert found.confirmed is confirmed
-    assert found.why == ("" if confirmed else "below-outside")
+def test_forged_claims_are_not_confirmed(claimed, outside, why):
+    found = timecheck.judge(claimed, outside)
+    assert (found.confirmed, found.why) == (False, why)
 
 
-def test_small_kernels_are_not_flagged_by_the_launch_overhead():
-    """A 10 us kernel seen as 40 us per call (sync overhead dominates): the slack keeps it confirmed."""
-    assert timecheck.judge(0.010, 0.040).confirmed
+def test_the_threshold_is_factor_times_claim_plus_slack():
+    assert timecheck.judge(0.1, 2 * 0.1 + 0.05).confirmed
+    assert not timecheck.judge(0.1, 2 * 0.1 + 0.0501).confirmed
 
 
-def test_an_outside_time_faster_than_the_bound_is_not_believed():
-    """A library that ignores the number of calls asked for makes the wall difference vanish:
-    the outside per-call then moves the bytes far faster than the copy kernel can."""
-    found = timecheck.judge(0.001, 0.0005, MOVED, MOVED, COPY + OVERHEAD)
+def test_work_skipped_on_repeated_calls_is_faster_than_the_bound():
+    """Launching nothing from the 4th identical call on: claim and outside agree (both tiny), but
+    512 MB in microseconds is faster than the copy kernel (the reference's, trusted) can move it."""
+    found = timecheck.judge(0.0013, 0.008, MOVED, MOVED, COPY)
     assert (found.confirmed, found.why) == (False, "faster-than-bound")
-    found = timecheck.judge(0.0, 0.0, MOVED, MOVED, COPY + OVERHEAD)
+    found = timecheck.judge(0.0, 0.0, MOVED, MOVED, COPY)
     assert (found.confirmed, found.why) == (False, "faster-than-bound")
-    found = timecheck.judge(0.010, 0.012, MOVED, MOVED, COPY + OVERHEAD)  # consistent with itself, 13x the copy
+    # the claim alone faster than the bound, the outside time plausible
+    found = timecheck.judge(0.06, 0.16, MOVED, MOVED, COPY)
     assert (found.confirmed, found.why) == (False, "faster-than-bound")
 
 
-@pytest.mark.parametrize("outside, moved, confirmed", [
-    (TILED + OVERHEAD, MOVED, True),            # the tiled transpose: slower than the copy
-    (0.6 * (COPY + OVERHEAD), MOVED, True),     # faster than our copy kernel, within the factor
-    (0.4 * (COPY + OVERHEAD), MOVED, False),    # 2.5x the copy kernel
-    (0.6 * (COPY + OVERHEAD), MOVED / 2, True),  # a reduction reads half the bytes in ~half the time
+@pytest.mark.parametrize("claimed, moved, confirmed", [
+    (TILED, MOVED, True),                # the tiled transpose: slower than the copy
+    (0.1368, MOVED, True),               # transpose_fast on the H200: 1.09x the copy kernel
+    (0.6 * COPY, MOVED, True),           # faster than our copy kernel, within the factor
+    (0.4 * COPY, MOVED, False),          # 2.5x the copy kernel
+    (0.3 * COPY, MOVED / 2, True),       # a reduction reads half the bytes in less than half the time
 ])
-def test_rates_not_times_are_compared_with_the_bound(outside, moved, confirmed):
-    assert timecheck.judge(outside, outside, moved, MOVED, COPY + OVERHEAD).confirmed is confirmed
+def test_rates_not_times_are_compared_with_the_bound(claimed, moved, confirmed):
+    assert timecheck.judge(claimed, claimed + 0.005, moved, MOVED, COPY).confirmed is confirmed
 
 
-# --- the outside clock (capi.Lib.time_variant_outside) with a library that takes real time -------
-class _SleepyServer:
-    """Stands in for the subject server: a request takes `fixed` seconds plus `per_call` per rep,
-    and reports `reported` ms per sample."""
-
-    def __init__(self, fixed, per_call, reported, moved=MOVED, defined=True):
-        self.fixed, self.per_call, self.reported, self.moved, self.defined = fixed, per_call, reported, moved, defined
-        self.asked = []
-
-    def __call__(self, op, during, body=b"", body_limit=0, **fields):
-        assert op == "time_variant"
-        self.asked.append((fields["warmup"], fields["reps"]))
-        if not self.defined:
-            return {"err": -1}, b""
-        time.sleep(self.fixed + self.per_call * fields["reps"])
-        return {"err": 0, "samples": [self.reported] * fields["reps"], "moved": self.moved}, b""
-
-
-def _lib(server) -> capi.Lib:
-    lib = capi.Lib.__new__(capi.Lib)  # no server process: requests go to the stand-in
-    lib._proc = None
-    lib._ask = server
-    return lib
-
-
-def test_outside_per_call_cancels_the_fixed_cost_of_a_request():
-    server = _SleepyServer(fixed=0.05, per_call=0.002, reported=0.0001)
-    timed = _lib(server).time_variant_outside("transpose_tiled", [8192, 8192])
-    assert server.asked == [(capi.WARMUP, capi.SHORT_REPS), (capi.WARMUP, capi.REPS)]
-    assert timed.ms == pytest.approx(0.0001) and timed.moved == MOVED
-    assert 1.8 <= timed.outside_ms <= 3.0  # 2 ms per call; the 50 ms of allocation and fill are gone
-    assert not timecheck.judge(timed.ms, timed.outside_ms).confirmed
+# --- the outside clock (capi.Lib.confirm) through a real subject server --------------------------
+# A C ABI library without CUDA: every call of a variant sleeps, and it reports what its name says.
+FAKE_LIBRARY = r"""
+#include <string.h>
+#include <time.h>
+static void sleep_ms(double ms) { struct timespec t = {(time_t)(ms / 1000), (long)((ms - (time_t)(ms / 1000) * 1000) * 1e6)}; nanosleep(&t, 0); }
+void* drills_entry(const char* n) { return 0; }
+int drills_malloc(void** p, size_t n) { *p = 0; return 0; }
+int drills_free(void* p) { return 0; }
+int drills_to_device(void* d, const void* h, size_t n) { return 0; }
+int drills_to_host(void* h, const void* d, size_t n) { return 0; }
+int drills_memset(void* d, int v, size_t n) { return 0; }
+int drills_sync(void) { return 0; }
+const char* drills_error_name(int e) { return "fake"; }
+int drills_time_memcpy(void* d, void* s, size_t n, int w, int r, float* out) { for (int i = 0; i < r; ++i) out[i] = 1; return 0; }
+/* honest: 2 ms per call, says 2 ms. forged: 2 ms per call, says 0.01 ms. lazy: works on the first
+   3 calls of a request only, says 0.001 ms. Each request first "allocates and fills" for 30 ms. */
+int drills_time_variant(const char* name, const long long* dims, int nd, int warmup, int reps, float* out, double* moved) {
+  int honest = !strcmp(name, "honest"), forged = !strcmp(name, "forged"), lazy = !strcmp(name, "lazy");
+  if (!honest && !forged && !lazy) return -1;
+  sleep_ms(30);
+  for (int i = 0; i < warmup + reps; ++i) {
+    if (!lazy || i < 3) sleep_ms(2);
+    if (i >= warmup) out[i - warmup] = honest ? 2.0f : forged ? 0.01f : 0.001f;
+  }
+  *moved = 1000;
+  return 0;
+}
+"""
 
 
-def test_undefined_variant_asks_once():
-    server = _SleepyServer(0, 0, 0, defined=False)
-    assert _lib(server).time_variant_outside("nope", [4, 4]) is None
-    assert len(server.asked) == 1
+@pytest.fixture(scope="module")
+def fake_library(tmp_path_factory):
+    import shutil
+    import subprocess
+    if not shutil.which("cc"):
+        pytest.skip("no C compiler")
+    d = tmp_path_factory.mktemp("fakelib")
+    (d / "fake.c").write_text(FAKE_LIBRARY)
+    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(d / "libfake.so"), str(d / "fake.c")], check=True)
+    lib = capi.Lib(d / "libfake.so")
+    yield lib
+    lib.close()
 
 
-def test_moved_is_one_untimed_call():
-    server = _SleepyServer(0, 0, 0.1, moved=123.0)
-    assert _lib(server).moved("transpose_tiled", [4, 4]) == 123.0
-    assert server.asked == [(0, 1)]
+def test_an_honest_claim_is_confirmed_through_the_server(fake_library):
+    timed = fake_library.time_variant_outside("honest", [64, 64])
+    assert timed.ms == pytest.approx(2.0) and timed.moved == 1000
+    assert timed.reps == 125  # 0.25 s of claimed work
+    assert 1.9 <= timed.outside_ms <= 3.5, timed  # 2 ms per call; the 30 ms of "fill" cancel out
+    assert timecheck.judge(timed.ms, timed.outside_ms).confirmed
+
+
+def test_a_forged_claim_runs_past_its_deadline_and_the_server_is_ended(fake_library, monkeypatch):
+    monkeypatch.setattr(capi, "CONFIRM_GRACE_S", 0.5)
+    started = time.monotonic()
+    timed = fake_library.time_variant_outside("forged", [64, 64])
+    assert time.monotonic() - started < 5  # 20000 calls of 2 ms were not waited for (40 s)
+    assert timed.ms == pytest.approx(0.01) and timed.reps == capi.CONFIRM_REPS[1] and timed.outside_ms is None
+    assert timecheck.judge(timed.ms, timed.outside_ms).why == "too-slow"
+    assert fake_library.time_variant_outside("honest", [64, 64]).outside_ms > 1.5  # a fresh server answers
+
+
+def test_a_library_skipping_work_is_confirmed_by_the_clock_but_not_by_the_bound(fake_library):
+    timed = fake_library.time_variant_outside("lazy", [64, 64])
+    assert timed.reps == capi.CONFIRM_REPS[1] and timed.outside_ms < 0.05
+    assert timecheck.judge(timed.ms, timed.outside_ms).confirmed  # the clock alone cannot tell
+    # ...but 1000 bytes in microseconds, when the bound needs 2 ms for them, is not believed
+    assert timecheck.judge(timed.ms, timed.outside_ms, 1000, 1000, 2.0).why == "faster-than-bound"
+
+
+def test_undefined_variant_is_none(fake_library):
+    assert fake_library.time_variant_outside("nope", [4, 4]) is None
+
+
+def test_moved_is_one_untimed_call(fake_library):
+    assert fake_library.moved("honest", [4, 4]) == 1000
 
 
 # --- the wiring: perf.measure -> verdict -> render -> grader, with a fake library ----------------
@@ -121,7 +166,7 @@ class FakeLib:
 
     def time_variant_outside(self, name, dims):
         ms, outside, moved = FakeLib.reported[(self.path, name)]
-        return capi.Timed(ms, moved, outside, 0.0, 0.0)
+        return capi.Timed(ms, moved, outside, 1000, 0.03, 0.3)
 
     def time_variant(self, name, dims):
         ms, outside, moved = FakeLib.reported[(self.path, name)]
@@ -163,7 +208,7 @@ def test_an_honest_time_is_confirmed_and_counts(monkeypatch):
     assert out["unconfirmed"] == []
     (v,) = out["variants"]
     assert v["confirmed"] is True and v["outside_ms"] == pytest.approx(TILED + OVERHEAD)
-    assert out["shapes"][0]["copy_kernel_outside_ms"] == pytest.approx(COPY + OVERHEAD)
+    assert v["outside_reps"] == 1000
     result = _judged(out)
     assert result.status == "pass"
     assert scoring.perf_tier(result.to_dict(), P78) == ("gold", pytest.approx(100 * COPY / TILED, abs=0.1))
@@ -173,6 +218,7 @@ def test_an_honest_time_is_confirmed_and_counts(monkeypatch):
     ({"transpose_tiled": (1e-6, TILED + OVERHEAD, MOVED)}, "below-outside",
      ["(1e-06 ms)", "(0.167 ms per call)"]),
     ({"transpose_tiled": (0.001, 0.001, MOVED)}, "faster-than-bound", ["0.001 ms per call", "faster than the bound"]),
+    ({"transpose_tiled": (0.01, None, MOVED)}, "too-slow", ["1000 calls take 0.01 s", "after 0.3 s"]),
     ({"transpose_tiled": (TILED / 3, TILED + OVERHEAD, 3 * MOVED)}, "moved-differs",
      [f"moves {3 * MOVED:g}", f"reports {MOVED:g}"]),
 ])
@@ -216,18 +262,18 @@ def test_the_judge_asks_for_the_outside_clock_on_a_real_gpu_only(monkeypatch, tm
 
 def test_every_timing_message_is_in_both_languages():
     facts = {"name": "t", "shape": "8x8", "reported": 1e-6, "outside": 0.2, "bound": 0.15, "factor": 3.0,
-             "moved": 1.0, "expected": 2.0}
-    for key in ("timing.unconfirmed", "timing.faster-than-bound", "timing.moved-differs"):
+             "moved": 1.0, "expected": 2.0, "time": 0.01, "reps": 20000, "waited": 3.2}
+    for key in ("timing.unconfirmed", "timing.faster-than-bound", "timing.moved-differs", "timing.too-slow"):
         for lang in ("zh", "en"):
             assert "t" in text({"key": key, "facts": facts}, lang)
 
 
 def test_an_unconfirmed_time_is_measured_once_more_and_a_confirmed_second_counts(monkeypatch):
     """A busy host stretched the first outside time: the second, confirmed, timing is the one used."""
-    rounds = iter([capi.Timed(TILED, MOVED, 1.0, 0, 0), capi.Timed(TILED * 1.01, MOVED, TILED + OVERHEAD, 0, 0)])
+    rounds = iter([capi.Timed(TILED, MOVED, 1.0, 1600, 0, 0), capi.Timed(TILED * 1.01, MOVED, TILED + OVERHEAD, 1600, 0, 0)])
     monkeypatch.setattr(FakeLib, "time_variant_outside",
                         lambda self, name, dims: next(rounds) if self.path == "subj" else
-                        capi.Timed(COPY, MOVED, COPY + OVERHEAD, 0, 0))
+                        capi.Timed(COPY, MOVED, COPY + OVERHEAD, 1600, 0, 0))
     out = _measure(monkeypatch, {"transpose_tiled": (0, 0, MOVED)})
     assert out["unconfirmed"] == [] and out["variants"][0]["ms"] == pytest.approx(TILED * 1.01)
     assert next(rounds, None) is None  # both rounds asked for
