@@ -248,16 +248,53 @@ def test_without_the_outside_clock_perf_is_as_before(monkeypatch):
     assert _judged(out).status == "pass"
 
 
-@pytest.mark.parametrize("backend, standin, outside", [("gpu", "", True), ("gpu", "sim", False), ("sim", "", False)])
-def test_the_judge_asks_for_the_outside_clock_on_a_real_gpu_only(monkeypatch, tmp_path, backend, standin, outside):
+@pytest.mark.parametrize("backend, standin, confirm, outside", [
+    ("gpu", "", "1", True), ("gpu", "", "", False), ("gpu", "sim", "1", False), ("sim", "", "1", False)])
+def test_the_judge_confirms_only_on_a_real_gpu_when_asked(monkeypatch, tmp_path, backend, standin, confirm, outside):
+    """`test`/`serve`: off by default (a warm GPU judge stays near 10 s), on with DRILLS_CONFIRM_TIMING=1."""
     from drills.pipeline.build import Subject
     monkeypatch.setenv("DRILLS_GPU_STANDIN", standin)
+    monkeypatch.setenv("DRILLS_CONFIRM_TIMING", confirm)
     subject = Subject(P78, tmp_path / "k.cu", backend, tmp_path, "subject")
     monkeypatch.setattr(perf, "subject_for", lambda *a, **k: subject)
     seen = []
     monkeypatch.setattr(perf, "run_timing", lambda cmd, timeout: (seen.append(cmd), ({"variants": []}, ""))[1])
     perf.measure_subject(P78, subject)
     assert ("--outside" in seen[0]) is outside
+
+
+@pytest.mark.parametrize("forged", [False, True])
+def test_the_grader_always_confirms_and_an_unconfirmed_time_is_an_error(monkeypatch, tmp_path, forged):
+    """`grade` (drills/grading/child.py): --outside without any setting; a finding makes the row error."""
+    from types import SimpleNamespace
+    from drills.grading import child
+    from drills.pipeline import judge as judge_mod
+    monkeypatch.delenv("DRILLS_CONFIRM_TIMING", raising=False)
+    monkeypatch.delenv("DRILLS_GPU_STANDIN", raising=False)
+    passed = Result(problem=78, status="pass", message={"zh": "通过", "en": "Pass", "key": "verdict.pass"},
+                    backend={"kind": "gpu"})
+    monkeypatch.setattr(judge_mod, "judge", lambda *a, **k: passed)
+    monkeypatch.setattr(child, "RecipeBuild", lambda spec, problem: SimpleNamespace(seconds=0.0))
+    finding = {"name": "transpose_tiled", "shape": "8192x8192", "why": "below-outside",
+               "message": {"key": "timing.unconfirmed", "facts": {"name": "transpose_tiled", "shape": "8192x8192",
+                                                                  "reported": 1e-6, "outside": 0.16}}}
+    seen = []
+
+    def timing(cmd, timeout):
+        seen.append(cmd)
+        return {"variants": [{"name": "transpose_tiled", "shape": [8192, 8192], "pct_copy_kernel": 9000.0}],
+                "unconfirmed": [finding] if forged else []}, ""
+    monkeypatch.setattr(perf, "run_timing", timing)
+    spec = {"problem": 78, "work": str(tmp_path), "file": str(tmp_path / "k.cu"), "backend": "gpu", "extra_shapes": [],
+            "timeout": 60, "perf": True, "reference_capi": "ref.so", "display_prefix": "", "src_prefix": "/nowhere"}
+    d = child.run(spec)
+    assert "--outside" in seen[0]
+    assert d["status"] == ("error" if forged else "pass")
+    if forged:
+        assert "0.16 ms per call" in d["message"]["en"] and d["perf"]["unconfirmed"][0]["message"]["zh"]
+        assert scoring.perf_tier(d, P78) == ("none", None)
+    else:
+        assert scoring.perf_tier(d, P78)[0] == "gold"
 
 
 def test_every_timing_message_is_in_both_languages():

@@ -237,6 +237,20 @@ def _unconfirmed(name: str, dims, timed, expected, bound_moved: float, bound_ms:
             "outside_reps": timed.reps, "message": message}
 
 
+def confirm_timing(backend: str, grading: bool = False) -> bool:
+    """Whether the times a file reports are checked against this process's clock (--outside,
+    drills/pipeline/timecheck.py). In `grade` always: performance points are at stake. In `test`
+    and `serve` only with DRILLS_CONFIRM_TIMING=1: it costs about 0.3 s per timed variant and shape
+    (a warm GPU judge should stay near 10 s), and a forged time on a learner's own machine fools
+    only the learner. Never on the simulator (nor the gpu stand-in, which builds for it): there a
+    timed call is a time-model prediction, while the wall clock measures the simulation, thousands
+    of times slower; the two are not comparable."""
+    from .toolchain import gpu_standin
+    if backend != "gpu" or gpu_standin():
+        return False
+    return grading or os.environ.get("DRILLS_CONFIRM_TIMING") == "1"
+
+
 def measure_subject(problem, subject: Subject, torch_timer: TorchTimer | None = None, clock=None) -> dict:
     """Time the subject's variants; the reference library supplies the copy kernel. With a
     torch_timer (started early by the judge), PyTorch's times come from it, after ours."""
@@ -252,11 +266,7 @@ def measure_subject(problem, subject: Subject, torch_timer: TorchTimer | None = 
            "--reference", str(reference.capi_library), "--bound", spec.bound,
            "--shapes", ",".join(spec.shapes), "--variants", ",".join(spec.variants),
            "--torch", "" if torch_timer else spec.torch, "--unit", spec.unit]
-    # The outside clock only on a real GPU: on the simulator (and the gpu stand-in, which builds
-    # for it) a timed call is a time-model prediction, while the wall clock measures the
-    # simulation, thousands of times slower: the two are not comparable.
-    from .toolchain import gpu_standin
-    if subject.backend == "gpu" and not gpu_standin():
+    if confirm_timing(subject.backend):
         cmd.append("--outside")
     out, why = run_timing(cmd, 1200)
     if out is None:

@@ -26,6 +26,9 @@ below-outside (a busy host only lengthens the outside time of an honest file).
 An unconfirmed time is never used: the verdict is `error` (drills/pipeline/verdict.py) and the
 grader gives no performance tier (drills/grading/scoring.py).
 
+Applied (perf.confirm_timing) in `grade` always, where performance points are at stake; in `test`
+and `serve` only with DRILLS_CONFIRM_TIMING=1 (about 0.3 s per timed variant and shape, against a
+warm GPU judge of ~10 s; a forged time on a learner's own machine fools only the learner).
 Not applied on the simulator: there a timed call is a time-model prediction from counters, while
 the wall clock measures the simulation, thousands of times slower; the two are not comparable.
 
