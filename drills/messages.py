@@ -132,3 +132,5 @@ def render_result(result, problem=None) -> None:
         row["message"] = both(row["message"], problem)
     for row in result.checks:
         row["message"] = both(row["message"], problem)
+    for row in (getattr(result, "perf", None) or {}).get("unconfirmed") or []:  # timecheck's findings
+        row["message"] = both(row["message"], problem)

@@ -29,7 +29,10 @@ Version 1 (JSON):
                            "ideal": {"global_st": 4.0, ...}}]}],    # from the simulator's technique probe
                                                                     # (drills/pipeline/probe.py, drills/pipeline/counters.py)
   "perf": {"shapes": [...], "memcpy_gbps": {...}, "variants": [{"name", "shape", "ms", "gbps",
-           "pct_copy_kernel", "pct_memcpy", "vs_torch"}], "torch": {...}} | null,
+           "pct_copy_kernel", "pct_memcpy", "vs_torch",
+           "outside_ms", "confirmed"}],                  # on a GPU: this process's clock (timecheck.py)
+           "unconfirmed": [{"name", "shape", "why", "message"}],  # times it did not confirm: verdict error
+           "torch": {...}} | null,
   "log": "the tail of the build or run output, for errors",
   "seconds": 3.2,
   "timings": {"build": 0.9, "tests": 1.2, "probe": 0.8, "total": 3.2}   # where the time went (--verbose);

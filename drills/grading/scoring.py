@@ -53,6 +53,8 @@ def perf_tier(result: dict, problem: Problem) -> tuple[str | None, float | None]
     off GPU."""
     if (result.get("backend") or {}).get("kind") != "gpu":
         return None, None
+    if (result.get("perf") or {}).get("unconfirmed"):  # a reported time an outside clock did not confirm (timecheck)
+        return "none", None
     t = table(problem)
     scored = t.get("perf_variant") or (problem.entry_points[-1] if problem.entry_points else "")
     shapes = t.get("perf_shapes")  # e.g. ["8192x8192"]; absent: every timed shape

@@ -8,7 +8,9 @@ which record the results. A crash ends one request with SubjectDied; the next re
 fresh server, so one segfaulting variant does not take the other cases with it.
 
 Timings (time_variant, memcpy_ms) are still measured in the server, with CUDA events, by the
-learner's process: a GPU's kernel times can only be taken where the kernels run.
+learner's process: a GPU's kernel times can only be taken where the kernels run. So that a file
+cannot simply report a time it likes, time_variant_outside also times requests with this process's
+clock (Lib.confirm; drills/pipeline/timecheck.py decides whether the two agree).
 """
 
 from __future__ import annotations
@@ -25,13 +27,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 WARMUP, REPS = 5, 50
+# Lib.confirm: enough calls that the time claimed for them is CONFIRM_S of work, within bounds, and
+# CONFIRM_GRACE_S beyond the time the claim allows before the request is given up.
+CONFIRM_S, CONFIRM_REPS, CONFIRM_GRACE_S = 0.25, (10, 20000), 3.0
 SERVER = Path(__file__).with_name("subject_server.py")
 PREFIX = struct.Struct(">IQ")
-MAX_REPLY_HEADER = 64 * 1024   # the longest honest reply (REPS timing samples) is ~2 KB
+MAX_REPLY_HEADER = 64 * 1024 + 32 * CONFIRM_REPS[1]  # an honest reply: at most CONFIRM_REPS[1] samples
 MAX_NAME = 200
 TYPE_NAMES = {ctypes.c_void_p: "c_void_p", ctypes.c_int: "c_int", ctypes.c_float: "c_float",
               ctypes.c_longlong: "c_longlong", ctypes.c_size_t: "c_size_t", ctypes.c_double: "c_double"}
@@ -41,8 +47,22 @@ SERVER_OUTPUT: int | None = None
 _INT_TYPES = {"c_void_p", "c_int", "c_longlong", "c_size_t"}
 
 
+class Timed(NamedTuple):
+    """One variant's timing with the outside clock (Lib.time_variant_outside)."""
+    ms: float                  # median of the REPS event samples the library reported: the claim
+    moved: float               # bytes (or operations) one call moves, as the library reported
+    outside_ms: float | None   # per-call time seen from this process; None: ran past its deadline
+    reps: int                  # calls of the confirming request
+    wall_one_s: float          # the 1-call request (the fixed cost: allocation, fill, warm-up)
+    wall_many_s: float         # the reps-call request (or the time waited for it)
+
+
 class SubjectDied(RuntimeError):
     """The library's process ended (crash, exit) or answered something that is not a reply."""
+
+
+class TooSlow(SubjectDied):
+    """A request ran past its deadline; the library's process was ended."""
 
 
 def make_undumpable() -> None:
@@ -176,11 +196,15 @@ class Lib:
         chunks, left = [], n
         dead_since = None
         while left:
+            deadline = getattr(self, "_deadline", None)
+            if deadline is not None and time.monotonic() > deadline:
+                self._proc.kill()
+                raise TooSlow(str(self._died(during, "did not answer before its deadline")))
             # A process the library forked may hold the reply pipe open after the server died:
             # its death, not the pipe's end, is what says no reply will come.
             poller = select.poll()
             poller.register(self._rep, select.POLLIN | select.POLLHUP | select.POLLERR)
-            if not poller.poll(500):
+            if not poller.poll(500 if deadline is None else max(1, min(500, int((deadline - time.monotonic()) * 1e3)))):
                 if self._proc.poll() is None:
                     continue
                 dead_since = dead_since or time.monotonic()
@@ -337,8 +361,53 @@ class Lib:
 
     def time_variant(self, name: str, dims) -> tuple[float, float] | None:
         """(median ms, bytes one call moves) for a named host function, or None if undefined."""
-        reply, _ = self._ask("time_variant", f"timing {name}", name=self._name(name), dims=[int(d) for d in dims],
-                             warmup=WARMUP, reps=REPS)
+        timed = self._time_request(name, dims, REPS)
+        return None if timed is None else (statistics.median(timed[0]), timed[1])
+
+    def time_variant_outside(self, name: str, dims) -> Timed | None:
+        """time_variant, then Lib.confirm of the median it claimed; None if undefined."""
+        normal = self._time_request(name, dims, REPS)
+        if normal is None:
+            return None
+        return self.confirm(name, dims, statistics.median(normal[0]), normal[1])
+
+    def confirm(self, name: str, dims, claimed_ms: float, moved: float) -> Timed:
+        """A second clock the library cannot touch: this process times (perf_counter) a 1-call request
+        and one of `reps` calls, reps chosen so the claimed time makes CONFIRM_S of work; each call is
+        event-synced, so (wall_many - wall_one) / (reps - 1) is a per-call time (kernel + launch/sync
+        overhead) in which the request's allocation, fill and warm-up cancel out. A forged small
+        claim makes the request long: it is given up CONFIRM_GRACE_S after the claim's time."""
+        lo, hi = CONFIRM_REPS
+        reps = hi if claimed_ms <= 0 else max(lo, min(hi, math.ceil(CONFIRM_S * 1e3 / claimed_ms)))
+        one = self._time_request(name, dims, 1)
+        if one is None:  # defined a moment ago: the library changes its answers
+            raise SubjectDied(f"{name} was defined, then was not")
+        allowed = one[2] + reps * claimed_ms * 1e-3 + CONFIRM_GRACE_S
+        try:
+            many = self._time_request(name, dims, reps, deadline=time.monotonic() + allowed)
+        except TooSlow:
+            return Timed(claimed_ms, moved, None, reps, one[2], allowed)
+        if many is None:
+            raise SubjectDied(f"{name} was defined, then was not")
+        return Timed(claimed_ms, moved, (many[2] - one[2]) / (reps - 1) * 1e3, reps, one[2], many[2])
+
+    def moved(self, name: str, dims) -> float | None:
+        """What one call of a named host function moves (bytes or operations), from one untimed call."""
+        timed = self._time_request(name, dims, 1, warmup=0)
+        return None if timed is None else timed[1]
+
+    def _time_request(self, name: str, dims, reps: int, warmup: int = WARMUP,
+                      deadline: float | None = None) -> tuple[list[float], float, float] | None:
+        """(samples ms, bytes moved, seconds this process waited for the reply), or None if undefined.
+        deadline (time.monotonic()): past it, the server is ended and TooSlow raised."""
+        started = time.perf_counter()
+        self._deadline = deadline
+        try:
+            reply, _ = self._ask("time_variant", f"timing {name}", name=self._name(name),
+                                 dims=[int(d) for d in dims], warmup=warmup, reps=reps)
+        finally:
+            self._deadline = None
+        wall = time.perf_counter() - started
         err = self._int(reply, "err")
         if err == -1:
             return None
@@ -348,7 +417,7 @@ class Lib:
         moved = reply.get("moved")
         if not isinstance(moved, (int, float)) or isinstance(moved, bool) or not math.isfinite(moved) or moved < 0:
             raise SubjectDied("the file's process sent a byte count that is not a number")
-        return statistics.median(self._floats(reply, "samples", REPS)), float(moved)
+        return self._floats(reply, "samples", reps), float(moved), wall
 
     def memcpy_ms(self, dst, src, nbytes) -> float:
         reply, _ = self._ask("memcpy_ms", "cudaMemcpy", dst=int(dst), src=int(src), nbytes=int(nbytes),

@@ -197,6 +197,7 @@ def _judge(problem, file, backend, extra_shapes, seed, timeout, perf, build_root
             from . import perf as perf_mod
             with clock.phase("perf"):
                 result.perf = perf_mod.measure_subject(problem, subject, torch_timer, clock)
+            verdict.timing_checked(result)
         elif perf and not on_gpu and problem.perf and result.status != "error" and result.tests \
                 and not any(t["status"] in ("fail", "error") for t in result.tests):
             # Right answers: how fast would it be (even when a technique check failed: the bound says why).

@@ -16,7 +16,9 @@ import time
 from pathlib import Path
 
 from .build import Subject, shared_recipe, subject_for
+from . import timecheck
 from .capi import REPS, WARMUP, Lib
+from ..messages import say
 
 # PyTorch's version of the operation, timed the same way in its own process (its own CUDA runtime).
 TORCH_SNIPPET = r"""
@@ -144,14 +146,21 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
 
 def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str, torch_op: str = "",
-            unit: str = "bytes") -> dict:
+            unit: str = "bytes", outside: bool = False) -> dict:
     """Each variant the subject defines, the reference's bound kernel and cudaMemcpy, per shape.
     unit "flops": the library reports operations per call; rates are then FLOP/s ("gbps" holds
-    GFLOP/s) and there is no cudaMemcpy ceiling."""
+    GFLOP/s) and there is no cudaMemcpy ceiling. outside: each time the subject reports is checked
+    against this process's clock (timecheck); a time it does not confirm is listed under
+    "unconfirmed" (the verdict is then `error`, and no tier comes from it)."""
     subj, ref = Lib(subject_lib), Lib(reference_lib)
     out = {"warmup": WARMUP, "reps": REPS, "statistic": "median", "unit": unit, "shapes": [], "variants": []}
+    if outside:
+        out["unconfirmed"] = []
     for dims in shapes:
         bound_ms, moved = ref.time_variant(bound, dims)
+        # What one call of any variant moves at this shape, said by the reference, not by the file
+        # (every variant of a problem moves the same, tests/*_capi.cu; the bound is the exception).
+        expected = ref.moved(variants[0], dims) if outside and variants else None
         row = {"shape": list(dims), "bytes": moved, "copy_kernel_gbps": gbps(moved, bound_ms), "copy_kernel_ms": bound_ms}
         if unit == "bytes":
             half = int(moved // 2)  # cudaMemcpy reads and writes `half` bytes each
@@ -168,10 +177,25 @@ def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str
         out["shapes"].append(row)
         op_bytes = moved  # what one call of the operation moves (a reduction reads only; an add reads 2, writes 1)
         for name in variants:
-            timed = subj.time_variant(name, dims)
-            if timed is None:
-                continue
-            ms, op_bytes = timed
+            if outside:
+                timed = subj.time_variant_outside(name, dims)
+                if timed is None:
+                    continue
+                problem = _unconfirmed(name, dims, timed, expected, moved, bound_ms)
+                if problem is not None and problem["why"] == "below-outside":
+                    # Once more before an error, and the second timing counts if it is confirmed: a
+                    # busy host lengthens the outside time of an honest file, not the other way.
+                    again = subj.time_variant_outside(name, dims)
+                    if again is not None and _unconfirmed(name, dims, again, expected, moved, bound_ms) is None:
+                        timed, problem = again, None
+                ms, op_bytes = timed.ms, timed.moved
+                if problem is not None:
+                    out["unconfirmed"].append(problem)
+            else:
+                timed = subj.time_variant(name, dims)
+                if timed is None:
+                    continue
+                ms, op_bytes = timed
             # Percentages compare bandwidths (bytes over time), so an operation that moves more or
             # fewer bytes than the copy is compared fairly; for a transpose they equal time ratios.
             v = {"name": name, "shape": list(dims), "ms": ms, "gbps": gbps(op_bytes, ms),
@@ -180,11 +204,51 @@ def measure(subject_lib: Path, reference_lib: Path, shapes, variants, bound: str
                 v["pct_memcpy"] = 100 * gbps(op_bytes, ms) / row["memcpy_gbps"]
             if torch:
                 v["vs_torch"] = torch["op_ms"] / ms
+            if outside:
+                v.update(outside_ms=timed.outside_ms, outside_reps=timed.reps, confirmed=problem is None)
             out["variants"].append(v)
         if torch:
             row["torch_ms"] = torch["op_ms"]
             row["torch_gbps"] = gbps(op_bytes, torch["op_ms"])
     return out
+
+
+def _unconfirmed(name: str, dims, timed, expected, bound_moved: float, bound_ms: float) -> dict | None:
+    """None, or the row of out["unconfirmed"]: which variant, why, and the message."""
+    shape = "x".join(str(d) for d in dims)
+    facts = {"name": name, "shape": shape}
+    if expected is not None and timed.moved != expected:
+        return {**facts, "why": "moved-differs", "message": say("timing.moved-differs", moved=timed.moved,
+                                                                expected=expected, **facts)}
+    found = timecheck.judge(timed.ms, timed.outside_ms, timed.moved, bound_moved, bound_ms)
+    if found.confirmed:
+        return None
+    if found.why == "too-slow":
+        message = say("timing.too-slow", reps=timed.reps, reported=timed.ms, expected=timed.reps * timed.ms * 1e-3,
+                      waited=timed.wall_many_s, **facts)
+    elif found.why == "below-outside":
+        message = say("timing.unconfirmed", reported=timed.ms, outside=timed.outside_ms, **facts)
+    else:
+        shortest = min(timed.ms, timed.outside_ms)
+        bound_per_work = bound_ms / bound_moved * timed.moved  # the bound's time for this work
+        message = say("timing.faster-than-bound", time=shortest, bound=bound_per_work,
+                      factor=bound_per_work / max(shortest, 1e-9), **facts)
+    return {**facts, "why": found.why, "reported_ms": timed.ms, "outside_ms": timed.outside_ms,
+            "outside_reps": timed.reps, "message": message}
+
+
+def confirm_timing(backend: str, grading: bool = False) -> bool:
+    """Whether the times a file reports are checked against this process's clock (--outside,
+    drills/pipeline/timecheck.py). In `grade` always: performance points are at stake. In `test`
+    and `serve` only with DRILLS_CONFIRM_TIMING=1: it costs about 0.3 s per timed variant and shape
+    (a warm GPU judge should stay near 10 s), and a forged time on a learner's own machine fools
+    only the learner. Never on the simulator (nor the gpu stand-in, which builds for it): there a
+    timed call is a time-model prediction, while the wall clock measures the simulation, thousands
+    of times slower; the two are not comparable."""
+    from .toolchain import gpu_standin
+    if backend != "gpu" or gpu_standin():
+        return False
+    return grading or os.environ.get("DRILLS_CONFIRM_TIMING") == "1"
 
 
 def measure_subject(problem, subject: Subject, torch_timer: TorchTimer | None = None, clock=None) -> dict:
@@ -202,6 +266,8 @@ def measure_subject(problem, subject: Subject, torch_timer: TorchTimer | None = 
            "--reference", str(reference.capi_library), "--bound", spec.bound,
            "--shapes", ",".join(spec.shapes), "--variants", ",".join(spec.variants),
            "--torch", "" if torch_timer else spec.torch, "--unit", spec.unit]
+    if confirm_timing(subject.backend):
+        cmd.append("--outside")
     out, why = run_timing(cmd, 1200)
     if out is None:
         return {"error": why}
@@ -240,12 +306,13 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", required=True)
     ap.add_argument("--torch", default="", help="PyTorch expression in x and y to compare with")
     ap.add_argument("--unit", default="bytes", choices=("bytes", "flops"), help="what the library reports per call")
+    ap.add_argument("--outside", action="store_true", help="check each reported time against this process's clock")
     a = ap.parse_args(argv)
     shapes = [parse_shape(s) for s in a.shapes.split(",") if s]
     from .execute import result_fd, send_report
     channel = result_fd()
     res = measure(Path(a.subject), Path(a.reference), shapes, [v for v in a.variants.split(",") if v], a.bound,
-                  a.torch, a.unit)
+                  a.torch, a.unit, a.outside)
     if channel is None:  # run by hand
         print(json.dumps(res))
     else:  # before the learner's library can run anything at exit

@@ -11,7 +11,8 @@
            fails such a file, and both backends must agree.
     error  the program did not build, did not finish (timeout, crash, deadlock), used something
            the simulator does not support, ran no test, left a contract case unrun, or a check of
-           severity `fail` could not be measured: the result says why. Never a silent pass.
+           severity `fail` could not be measured, or (on a GPU) a time the program reported was not
+           confirmed by a clock outside it (timing_checked): the result says why. Never a silent pass.
 
 The diagnoses the verdict leads with are the same on both backends because root causes and their
 symptoms combine by one rule (drills/pipeline/symptoms.py): when the simulator (on a GPU, its replay)
@@ -117,6 +118,16 @@ def decide(problem: Problem, result: Result, runs: list) -> None:
     notes = [c for c in result.checks if c.get("severity") == "note" and c["status"] != "pass"]
     return _set(result, "pass", say("verdict.pass", count=len(ran),
                                     notes=say("verdict.notes", count=len(notes)) if notes else ""))
+
+
+def timing_checked(result: Result) -> None:
+    """After a GPU timing (drills/pipeline/perf.py): a time the learner's process reported that a
+    clock outside it does not confirm (drills/pipeline/timecheck.py) makes the verdict `error`: the
+    program's evidence cannot be trusted, whatever its tests said. Its tier is never used either
+    (drills/grading/scoring.py)."""
+    bad = (result.perf or {}).get("unconfirmed") or []
+    if bad:
+        _set(result, "error", bad[0]["message"])
 
 
 def _set(result: Result, status: str, message: dict) -> None:
