@@ -1,0 +1,331 @@
+// C5, 64×1048576 (issue 11): softmax_fast against the copy kernel at the 7 perf shapes, and the
+// candidates for rows longer than one SM holds: stream_rows_kernel<THREADS, VPT, AHEAD, LAG> of
+// solutions/c5_softmax.cu (persistent blocks share each row, CHUNK = THREADS·4·VPT floats each, rows
+// in a shared-memory pipeline AHEAD rows deep for loads and LAG rows deep for the exchange) beside
+// the split kernel it would replace (block_rows_kernel<512, 4, 16>) and the whole-row-in-one-block
+// kernel at 1024×65536 (smem_rows_kernel<512, 16, 1>).
+//
+//   nvcc -arch=sm_90 -O3 -std=c++17 -o softperf_split_bench benchmarks/softperf_split_bench.cu
+//   ./softperf_split_bench check [MAX]     every candidate and softmax_fast against a float64 host
+//                                          reference (shapes of at most MAX elements, 4 kinds of input)
+//   ./softperf_split_bench time REPS fast  CSV: copy kernel, cudaMemcpy, softmax_fast at the 7 perf shapes
+//   ./softperf_split_bench time REPS cand  CSV: the same bounds and the candidates at 1024×65536, 64×1048576
+//   ./softperf_split_bench info            SMs, L2, blocks of each candidate the GPU holds at once
+//   ./softperf_split_bench one NAME RxC    one call (for ncu)
+// Timed rows: median of REPS CUDA-event timings after 3 warm-up calls (5 for the bounds), a fresh
+// random input per variant; then one more call on NaN-poisoned y and 8 rows (4 of 1048576 floats)
+// spread over the matrix, first and last included, against the host reference (worst error over the
+// tolerance of tests/c5_softmax_test.cu: > 1 fails).
+#include "../solutions/c5_softmax.cu"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+#define CHECK_CUDA(call)                                                                           \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+using Launch = void (*)(const float*, float*, int, int);
+
+struct Cand {
+  std::string name;
+  Launch launch;
+  int resident;  // blocks the GPU holds at once (info)
+};
+
+template <int T, int V, int A, int L>
+Cand stream() {
+  constexpr int SMEM = (A + L + 1) * V * T * 16;
+  auto kernel = stream_rows_kernel<T, V, A, L>;
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  return {"stream T" + std::to_string(T) + " v" + std::to_string(V) + " chunk" + std::to_string(T * 4 * V) + " a" +
+              std::to_string(A) + " l" + std::to_string(L),
+          launch_stream_rows<T, V, A, L>, per_sm * sms};
+}
+
+const std::vector<Cand>& candidates() {
+  static const std::vector<Cand> all = {
+      stream<512, 4, 2, 1>(),
+      stream<512, 4, 1, 1>(),
+      stream<512, 4, 2, 2>(),
+      stream<512, 4, 3, 1>(),
+      stream<512, 4, 3, 2>(),
+      stream<256, 8, 2, 1>(),
+      stream<1024, 2, 2, 1>(),
+      stream<256, 4, 2, 1>(),
+      stream<256, 4, 2, 2>(),
+      stream<256, 4, 3, 2>(),
+      stream<128, 8, 2, 2>(),
+      stream<512, 8, 1, 1>(),
+      stream<1024, 4, 1, 1>(),
+      {"split block_rows T512 v4 c16", launch_block_rows<512, 4, 16>, 0},
+      {"smem_rows K1 T512 c16", launch_smem_rows<512, 16, 1>, 0},
+  };
+  return all;
+}
+
+bool applies(const Cand& c, int cols) {
+  if (c.name.rfind("smem_rows", 0) == 0) return cols <= 65536;
+  return true;
+}
+
+__global__ void fill_kernel(float* x, int64_t n, uint32_t seed) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed ^ static_cast<uint32_t>(i >> 32) * 40503u;
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13, h *= 3266489917u, h ^= h >> 16;
+    const float v = (h >> 8) * (2.0f / 16777216.0f) - 1.0f;  // [-1, 1)
+    x[i] = v == 0.0f ? 0.5f : v;
+  }
+}
+
+void fill(float* x, int64_t n, uint32_t seed) {
+  fill_kernel<<<1024, 256>>>(x, n, seed);
+  CHECK_CUDA(cudaGetLastError());
+}
+
+// tests/c5_softmax_test.cu's relative tolerance (derived in content/c5.md).
+double eps(double n, double t) { return std::ldexp(64.0 + 1.2 * (t + std::log(n) + 1.0), -23) + std::ldexp(std::sqrt(n), -21); }
+
+// Worst |got - want| / tolerance over `rows` rows against float64 (> 1: wrong); an all -inf row
+// must come out NaN.
+double worst_error(const float* x, const float* y, int rows, int cols) {
+  double worst = 0;
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = x + (size_t)r * cols;
+    const float* yr = y + (size_t)r * cols;
+    double m = -INFINITY, d = 0;
+    for (int c = 0; c < cols; ++c) m = std::max(m, (double)xr[c]);
+    for (int c = 0; c < cols; ++c) d += std::exp(xr[c] - m);
+    for (int c = 0; c < cols; ++c) {
+      const double w = std::exp(xr[c] - m) / d, g = yr[c];
+      double err;
+      if (std::isnan(w)) {
+        err = std::isnan(g) ? 0 : INFINITY;
+      } else {
+        const double tol = (w > 0 ? w * eps(cols, m - xr[c]) : 0.0) + std::ldexp(1.0, -126);
+        err = std::isnan(g) ? INFINITY : std::fabs(g - w) / tol;
+      }
+      worst = std::max(worst, err);
+    }
+  }
+  return worst;
+}
+
+std::vector<float> host_input(int rows, int cols, uint32_t seed, const char* kind) {
+  const size_t n = (size_t)rows * cols;
+  std::vector<float> x(n);
+  uint32_t state = seed * 747796405u + 1;
+  for (size_t i = 0; i < n; ++i) {
+    state = state * 1664525u + 1013904223u;
+    const float v = ((state >> 8) * (2.0f / 16777216.0f)) - 1.0f;
+    x[i] = v == 0.0f ? 0.5f : v;
+  }
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      float& v = x[(size_t)r * cols + c];
+      if (!std::strcmp(kind, "scaled")) v *= 1000.0f;
+      if (!std::strcmp(kind, "neginf") && ((r * 31 + c) % 5 == 0 || (rows > 1 && r == rows - 1))) v = -INFINITY;
+      if (!std::strcmp(kind, "latemax") && c >= cols - cols / 4) v += 8.0f;
+    }
+  return x;
+}
+
+struct Shape {
+  int rows, cols;
+};
+
+void call_fast(const float* x, float* y, int r, int c) { softmax_fast(x, y, r, c); }
+
+int check_mode(long long max_elements) {
+  // One row; rows that end inside a block's chunk; several groups of blocks (37 rows of 100000: 13
+  // chunks of 8192 a row); a row wider than 132 chunks of 8192 (the split takes it).
+  const Shape shapes[] = {{1, 65540}, {5, 65540}, {37, 100000}, {3, 1048576}, {2, 1048572}, {2, 1081348}};
+  const char* kinds[] = {"uniform", "scaled", "neginf", "latemax"};
+  int failures = 0;
+  std::printf("name,shape,inputs,worst_error_over_tolerance,status\n");
+  for (const Shape& s : shapes) {
+    const size_t n = (size_t)s.rows * s.cols;
+    if ((long long)n > max_elements) continue;
+    float *dx, *dy;
+    CHECK_CUDA(cudaMalloc(&dx, n * sizeof(float)));
+    CHECK_CUDA(cudaMalloc(&dy, n * sizeof(float)));
+    std::vector<float> y(n);
+    for (const char* kind : kinds) {
+      const std::vector<float> x = host_input(s.rows, s.cols, s.rows * 131u + s.cols, kind);
+      CHECK_CUDA(cudaMemcpy(dx, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+      auto one = [&](const std::string& name, Launch fn) {
+        for (int rep = 0; rep < 2; ++rep) {  // twice: the second call uses the other bank of slots
+          CHECK_CUDA(cudaMemset(dy, 0xFF, n * sizeof(float)));  // poison: NaN
+          fn(dx, dy, s.rows, s.cols);
+          cudaError_t err = cudaGetLastError();
+          if (err == cudaSuccess) err = cudaDeviceSynchronize();
+          double worst = INFINITY;
+          if (err == cudaSuccess) {
+            CHECK_CUDA(cudaMemcpy(y.data(), dy, n * sizeof(float), cudaMemcpyDeviceToHost));
+            worst = worst_error(x.data(), y.data(), s.rows, s.cols);
+          }
+          const bool ok = worst <= 1;
+          failures += !ok;
+          std::printf("%s,%dx%d,%s%s,%.4g,%s%s\n", name.c_str(), s.rows, s.cols, kind, rep ? " (again)" : "", worst,
+                      ok ? "pass" : "FAIL", err == cudaSuccess ? "" : (std::string(" ") + cudaGetErrorString(err)).c_str());
+          std::fflush(stdout);
+          if (err != cudaSuccess) std::exit(2);
+        }
+      };
+      one("softmax_fast", call_fast);
+      const char* only = std::getenv("SOFTSPLIT_ONLY");  // a substring of the names (simulator runs)
+      for (const Cand& c : candidates())
+        if (applies(c, s.cols) && (!only || c.name.find(only) != std::string::npos)) one(c.name, c.launch);
+    }
+    CHECK_CUDA(cudaFree(dx));
+    CHECK_CUDA(cudaFree(dy));
+  }
+  std::fprintf(stderr, "check: %d failure(s)\n", failures);
+  return failures ? 1 : 0;
+}
+
+float median_ms(const std::function<void()>& call, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i) call();
+  CHECK_CUDA(cudaDeviceSynchronize());
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  std::vector<float> t(reps);
+  for (int i = 0; i < reps; ++i) {
+    cudaEventRecord(a);
+    call();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    cudaEventElapsedTime(&t[i], a, b);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  CHECK_CUDA(cudaGetLastError());
+  std::sort(t.begin(), t.end());
+  return t[reps / 2];
+}
+
+double sample_check(Launch fn, const float* dx, float* dy, const Shape& s) {
+  const int64_t n = (int64_t)s.rows * s.cols;
+  CHECK_CUDA(cudaMemset(dy, 0xFF, n * sizeof(float)));
+  fn(dx, dy, s.rows, s.cols);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<float> xr(s.cols), yr(s.cols);
+  double worst = 0;
+  const int samples = std::max(2, std::min(8, (1 << 22) / s.cols));
+  for (int k = 0; k < samples; ++k) {
+    const int64_t r = (int64_t)(s.rows - 1) * k / (samples - 1);
+    CHECK_CUDA(cudaMemcpy(xr.data(), dx + r * s.cols, s.cols * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(yr.data(), dy + r * s.cols, s.cols * sizeof(float), cudaMemcpyDeviceToHost));
+    worst = std::max(worst, worst_error(xr.data(), yr.data(), 1, s.cols));
+  }
+  return worst;
+}
+
+const Shape kPerfShapes[] = {{4096, 8192}, {16384, 16384}, {65536, 1024}, {262144, 128},
+                             {1024, 65536}, {64, 1048576}, {8192, 4097}};
+
+int time_mode(int reps, const std::string& which) {
+  const bool fast = which == "fast";
+  std::printf("shape,name,kind,ms,gbps,pct_copy_kernel,pct_memcpy,sample_worst_error_over_tolerance\n");
+  for (const Shape& s : kPerfShapes) {
+    if (!fast && s.cols != 65536 && s.cols != 1048576) continue;
+    const int64_t n = (int64_t)s.rows * s.cols;
+    const double bytes = 2.0 * n * sizeof(float);
+    float *dx, *dy;
+    CHECK_CUDA(cudaMalloc(&dx, n * sizeof(float)));
+    CHECK_CUDA(cudaMalloc(&dy, n * sizeof(float)));
+    fill(dx, n, 12345u + s.cols);
+    const float copy_ms = median_ms([&] { copy_vec4(dx, dy, s.rows, s.cols); }, 5, reps);
+    const float memcpy_ms =
+        median_ms([&] { cudaMemcpyAsync(dy, dx, n * sizeof(float), cudaMemcpyDeviceToDevice); }, 5, reps);
+    auto row = [&](const std::string& name, const std::string& kind, float ms, const std::string& check) {
+      const double gbps = bytes / (ms * 1e-3) / 1e9;
+      std::printf("%dx%d,%s,%s,%.4f,%.0f,%.1f,%.1f,%s\n", s.rows, s.cols, name.c_str(), kind.c_str(), ms, gbps,
+                  100.0 * copy_ms / ms, 100.0 * memcpy_ms / ms, check.c_str());
+      std::fflush(stdout);
+    };
+    row("copy_vec4", "bound", copy_ms, "");
+    row("cudaMemcpy", "bound", memcpy_ms, "");
+    uint32_t seed = 1;
+    auto timed = [&](const std::string& name, const std::string& kind, Launch fn) {
+      fill(dx, n, 777u * seed++ + s.rows);  // fresh random input for each variant
+      const float ms = median_ms([&] { fn(dx, dy, s.rows, s.cols); }, 3, reps);
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.4g", sample_check(fn, dx, dy, s));
+      row(name, kind, ms, buf);
+    };
+    if (fast) {
+      timed("softmax_fast", "fast", call_fast);
+    } else {
+      for (const Cand& c : candidates())
+        if (applies(c, s.cols)) timed(c.name, "candidate", c.launch);
+    }
+    CHECK_CUDA(cudaFree(dx));
+    CHECK_CUDA(cudaFree(dy));
+  }
+  return 0;
+}
+
+int info_mode() {
+  cudaDeviceProp p;
+  CHECK_CUDA(cudaGetDeviceProperties(&p, 0));
+  std::printf("name=%s sms=%d l2_bytes=%d regs_per_sm=%d smem_per_sm=%zu smem_per_block_optin=%zu\n", p.name,
+              p.multiProcessorCount, p.l2CacheSize, p.regsPerMultiprocessor, p.sharedMemPerMultiprocessor,
+              p.sharedMemPerBlockOptin);
+  for (const Cand& c : candidates())
+    if (c.resident) std::printf("resident blocks: %s %d\n", c.name.c_str(), c.resident);
+  return 0;
+}
+
+int one_mode(const std::string& name, const char* shape) {
+  Shape s{};
+  if (std::sscanf(shape, "%dx%d", &s.rows, &s.cols) != 2) return 2;
+  Launch fn = name == "softmax_fast" ? call_fast : nullptr;
+  for (const Cand& c : candidates())
+    if (c.name == name) fn = c.launch;
+  if (!fn) {
+    std::fprintf(stderr, "unknown candidate %s\n", name.c_str());
+    return 2;
+  }
+  const int64_t n = (int64_t)s.rows * s.cols;
+  float *dx, *dy;
+  CHECK_CUDA(cudaMalloc(&dx, n * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&dy, n * sizeof(float)));
+  fill(dx, n, 99u);
+  fn(dx, dy, s.rows, s.cols);  // one warm-up call (the launcher's first call sets attributes)
+  CHECK_CUDA(cudaDeviceSynchronize());
+  fn(dx, dy, s.rows, s.cols);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaDeviceSynchronize());
+  return 0;
+}
+
+}  // namespace bench
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "check") return bench::check_mode(argc > 2 ? std::atoll(argv[2]) : 1LL << 40);
+  if (mode == "time" && argc > 3) return bench::time_mode(std::atoi(argv[2]), argv[3]);
+  if (mode == "info") return bench::info_mode();
+  if (mode == "one" && argc > 3) return bench::one_mode(argv[2], argv[3]);
+  std::fprintf(stderr, "usage: %s check [MAX] | time REPS fast|cand | info | one NAME RxC\n", argv[0]);
+  return 2;
+}
