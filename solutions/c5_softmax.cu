@@ -784,7 +784,7 @@ constexpr Plan kVec4Plans[] = {
     {16384, launch_block_rows<512, 4, 8>},
     {32768, launch_block_rows<1024, 4, 4>},     // 16384-float segments, two blocks per row
     {65536, launch_smem_rows<512, 16, 1>},      // measured: the whole row in one block, registers + shared memory
-    {1 << 30, launch_block_rows<512, 4, 16>},   // swept: 32768-float segments, several blocks per row
+    {1 << 30, launch_stream_rows<512, 4, 2, 1>},  // 8192-float chunks, persistent blocks, rows pipelined
 };
 // Rows not on 16-byte boundaries but x and y at the same offset: float4 in the middle of each row.
 // Short rows stay scalar (lane groups); longer than one block holds: scalar, split.
