@@ -22,7 +22,7 @@
 #   torch.csv    torch.softmax(x, dim=-1) at the 7 perf shapes, same statistic
 #   summary.txt  per shape: copy kernel, then every variant fastest first, % of copy, x torch, check
 #   ncu.csv      Nsight Compute (--clock-control none) at 64x1048576: time, DRAM bytes read/written,
-#                warps active, for softmax_fast and the split kernel
+#                warps active, for softmax_fast
 set -u
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 OUT="${OUT:-/tmp/out}"
@@ -119,7 +119,7 @@ step summary 20 bash -c "R='$R'; $(declare -f summarize); summarize" > "$R/summa
 
 METRICS=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size
 run_ncu() {
-  for name in softmax_fast "split block_rows T512 v4 c16"; do
+  for name in softmax_fast; do
     echo "### $name 64x1048576"
     ncu --clock-control none --csv --launch-skip 1 --launch-count 1 --metrics "$METRICS" \
       -k regex:'block_rows|stream_rows' "$B/softsplit_bench" one "$name" 64x1048576 2>&1 | grep -v '^==PROF=='
