@@ -27,6 +27,128 @@
 #include <string>
 #include <vector>
 
+// The first version of stream_rows_kernel (two barriers a row: the parts are collected after the
+// block's own part is published), kept to measure what the one-barrier version gains.
+template <int THREADS, int VPT, int AHEAD, int LAG>
+__global__ void __launch_bounds__(THREADS)
+    stream_rows_2bar_kernel(const float* __restrict__ x, float* __restrict__ y, int rows, int cols, int segments,
+                       int groups, unsigned call) {
+  constexpr int CHUNK = THREADS * 4 * VPT;  // floats of a row a block holds
+  constexpr int STAGES = AHEAD + LAG + 1;
+  constexpr int STAGE = VPT * THREADS;      // float4 a stage
+  extern __shared__ float4 held[];          // STAGES × STAGE float4: element v of thread t at v·THREADS + t
+  __shared__ float own_max[STAGES][THREADS];
+  __shared__ MaxSum slots[2][THREADS / 32];
+  __shared__ MaxSum total;
+  __shared__ unsigned ticket;
+  const int t = threadIdx.x;
+  unsigned long long* parts = g_stream_parts[call & 1];
+  unsigned long long* next = g_stream_parts[(call + 1) & 1];
+  for (int i = blockIdx.x * THREADS + t; i < STREAM_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const int group = static_cast<int>(ticket) / segments, seg = static_cast<int>(ticket) % segments;
+  const int n = group < rows ? (rows - 1 - group) / groups + 1 : 0;  // rows group, group + groups, ...
+  const int first = seg * CHUNK;
+  auto row_of = [&](int k) { return static_cast<int64_t>(group) + static_cast<int64_t>(k) * groups; };
+  auto load = [&](int k) {  // row k's chunk into stage k % STAGES; one commit group per call
+    if (k < n) {
+      const float* xr = x + row_of(k) * cols;
+      float4* s = held + (k % STAGES) * STAGE;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        const int c = first + (v * THREADS + t) * 4;
+        if (c < cols) {
+          copy16_async(&s[v * THREADS + t], xr + c);
+        } else {
+          s[v * THREADS + t] = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+        }
+      }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  for (int k = 0; k < AHEAD; ++k) load(k);
+  for (int k = 0; k < n + LAG; ++k) {
+    if (k < n) {
+      load(k + AHEAD);
+      asm volatile("cp.async.wait_group %0;" ::"n"(AHEAD) : "memory");  // row k's copies (this thread's) landed
+      float4* s = held + (k % STAGES) * STAGE;
+      float4 q[VPT];
+      float m = -FLT_MAX, d = 0.0f;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        q[v] = s[v * THREADS + t];
+        m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
+      }
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {  // e^(x - m) back in place, used again for y
+        q[v] = make_float4(__expf(q[v].x - m), __expf(q[v].y - m), __expf(q[v].z - m), __expf(q[v].w - m));
+        d += (q[v].x + q[v].y) + (q[v].z + q[v].w);
+        s[v * THREADS + t] = q[v];
+      }
+      own_max[k % STAGES][t] = m;
+      const MaxSum w = warp_combine(MaxSum{m, d});
+      if (t % 32 == 0) slots[k & 1][t / 32] = w;
+    }
+    __syncthreads();
+    if (k < n && t < 32) {  // warp 0 publishes the block's part of row k
+      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[k & 1][t] : empty_part());
+      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[row_of(k) * segments + seg]) = pack_part(p);
+    }
+    const int j = k - LAG;  // the row to write now
+    if (j >= 0 && t >= 32 && t < 64) {  // warp 1 collects the parts of row j, in the same order in every block
+      MaxSum s = empty_part();
+      const volatile unsigned long long* row_parts = &parts[row_of(j) * segments];
+      for (int i = t - 32; i < segments; i += 32) {
+        unsigned long long v;
+        while ((v = row_parts[i]) == 0) __nanosleep(32);
+        s = combine(s, unpack_part(v));
+      }
+      s = warp_combine(s);
+      if (t == 32) total = s;
+    }
+    __syncthreads();
+    if (j >= 0) {
+      const float4* s = held + (j % STAGES) * STAGE;
+      const float scale = __expf(own_max[j % STAGES][t] - total.m) / total.d;
+      float* yr = y + row_of(j) * cols;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        const int c = first + (v * THREADS + t) * 4;
+        const float4 e = s[v * THREADS + t];
+        if (c < cols) *reinterpret_cast<float4*>(yr + c) = make_float4(e.x * scale, e.y * scale, e.z * scale, e.w * scale);
+      }
+    }
+  }
+}
+
+template <int THREADS, int VPT, int AHEAD, int LAG>
+void launch_stream_rows_2bar(const float* x, float* y, int rows, int cols) {
+  constexpr int CHUNK = THREADS * 4 * VPT;
+  constexpr int SMEM = (AHEAD + LAG + 1) * VPT * THREADS * 16;
+  const auto kernel = stream_rows_2bar_kernel<THREADS, VPT, AHEAD, LAG>;
+  static const int resident = [&] {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+    int device = 0, sms = 1, per_sm = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM);
+    return sms * per_sm;
+  }();
+  const int segments = (cols + CHUNK - 1) / CHUNK;
+  if (segments > resident || segments > STREAM_SLOTS) {
+    launch_block_rows<512, 4, 16>(x, y, rows, cols);
+    return;
+  }
+  const int rows_per_launch = STREAM_SLOTS / segments;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    const int groups = resident / segments < n ? resident / segments : n;
+    kernel<<<groups * segments, THREADS, SMEM>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, n, cols, segments,
+                                                 groups, ++g_stream_calls);
+  }
+}
+
 namespace bench {
 
 #define CHECK_CUDA(call)                                                                           \
@@ -59,6 +181,19 @@ Cand stream() {
           launch_stream_rows<T, V, A, L>, per_sm * sms};
 }
 
+template <int T, int V, int A, int L>
+Cand stream2bar() {
+  constexpr int SMEM = (A + L + 1) * V * T * 16;
+  auto kernel = stream_rows_2bar_kernel<T, V, A, L>;
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  return {"stream-2bar T" + std::to_string(T) + " v" + std::to_string(V) + " chunk" + std::to_string(T * 4 * V) + " a" +
+              std::to_string(A) + " l" + std::to_string(L),
+          launch_stream_rows_2bar<T, V, A, L>, per_sm * sms};
+}
+
 const std::vector<Cand>& candidates() {
   static const std::vector<Cand> all = {
       stream<512, 4, 2, 1>(),
@@ -71,6 +206,8 @@ const std::vector<Cand>& candidates() {
       stream<256, 4, 3, 2>(),
       stream<512, 8, 1, 1>(),
       stream<1024, 4, 1, 1>(),
+      stream2bar<512, 4, 2, 1>(),
+      stream2bar<512, 8, 1, 1>(),
       {"split block_rows T512 v4 c16", launch_block_rows<512, 4, 16>, 0},
       {"smem_rows K1 T512 c16", launch_smem_rows<512, 16, 1>, 0},
   };

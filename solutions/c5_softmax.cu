@@ -486,15 +486,16 @@ __global__ void __launch_bounds__(THREADS) ROW_CLUSTER(K)
 
 // region: stream-rows
 // Rows longer than one SM holds (64×1048576: 4 MB a row). The split kernel makes each block wait,
-// between reading its segment and writing it, for every other segment of the row: the SM idles
+// between reading its segment and writing it, for every other segment of the row, and the SM idles
 // through that wait. Here `segments` blocks share each row, CHUNK floats each, and every block keeps
 // STAGES of its rows in shared memory: it loads AHEAD rows ahead of the one it sums (cp.async: the
 // loads stay in flight while it waits) and writes the row LAG rows behind, whose parts its row-mates
-// published LAG rows earlier. A part is one 64-bit store that is its own flag (the sum's sign bit
-// set; an empty slot is 0), so publishing needs no fence. Each launch clears the bank of slots the
-// next launch uses (two banks alternate). A block's role (group of rows, segment) is its ticket:
-// every block of the oldest unfinished group has started, and the host launches a kernel only when
-// a group's `segments` blocks fit on the GPU at once, so the waits end.
+// published at least a round earlier, so the wait is rarely a wait at all. One barrier a round. A part
+// is one 64-bit store that is its own flag (the sum's sign bit set; an empty slot is 0): publishing
+// needs no fence. Each launch clears the bank of slots the next launch uses (two banks alternate).
+// A block's role (group of rows, segment) is its ticket: every block of the oldest unfinished group
+// has started, and the host launches only when a group's `segments` blocks fit on the GPU at once,
+// so every wait ends.
 constexpr int STREAM_SLOTS = 1 << 16;
 __device__ unsigned long long g_stream_parts[2][STREAM_SLOTS];
 
@@ -513,10 +514,11 @@ __global__ void __launch_bounds__(THREADS)
   constexpr int CHUNK = THREADS * 4 * VPT;  // floats of a row a block holds
   constexpr int STAGES = AHEAD + LAG + 1;
   constexpr int STAGE = VPT * THREADS;      // float4 a stage
+  static_assert(LAG >= 1, "a block publishes row k after it collects row k - LAG");
   extern __shared__ float4 held[];          // STAGES × STAGE float4: element v of thread t at v·THREADS + t
   __shared__ float own_max[STAGES][THREADS];
   __shared__ MaxSum slots[2][THREADS / 32];
-  __shared__ MaxSum total;
+  __shared__ MaxSum total[2];
   __shared__ unsigned ticket;
   const int t = threadIdx.x;
   unsigned long long* parts = g_stream_parts[call & 1];
@@ -546,8 +548,20 @@ __global__ void __launch_bounds__(THREADS)
   };
   for (int k = 0; k < AHEAD; ++k) load(k);
   for (int k = 0; k < n + LAG; ++k) {
-    if (k < n) {
-      load(k + AHEAD);
+    const int j = k - LAG;  // the row to write in this round
+    if (k < n) load(k + AHEAD);
+    if (j >= 0 && t >= 32 && t < 64) {  // warp 1 collects row j's parts, in the same order in every block
+      MaxSum p = empty_part();
+      const volatile unsigned long long* row_parts = &parts[row_of(j) * segments];
+      for (int i = t - 32; i < segments; i += 32) {
+        unsigned long long v;
+        while ((v = row_parts[i]) == 0) __nanosleep(32);
+        p = combine(p, unpack_part(v));
+      }
+      p = warp_combine(p);
+      if (t == 32) total[j & 1] = p;
+    }
+    if (k < n) {  // row k: this thread's part, e^(x - m) left in place
       asm volatile("cp.async.wait_group %0;" ::"n"(AHEAD) : "memory");  // row k's copies (this thread's) landed
       float4* s = held + (k % STAGES) * STAGE;
       float4 q[VPT];
@@ -558,7 +572,7 @@ __global__ void __launch_bounds__(THREADS)
         m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
       }
 #pragma unroll
-      for (int v = 0; v < VPT; ++v) {  // e^(x - m) back in place, used again for y
+      for (int v = 0; v < VPT; ++v) {
         q[v] = make_float4(__expf(q[v].x - m), __expf(q[v].y - m), __expf(q[v].z - m), __expf(q[v].w - m));
         d += (q[v].x + q[v].y) + (q[v].z + q[v].w);
         s[v * THREADS + t] = q[v];
@@ -567,27 +581,15 @@ __global__ void __launch_bounds__(THREADS)
       const MaxSum w = warp_combine(MaxSum{m, d});
       if (t % 32 == 0) slots[k & 1][t / 32] = w;
     }
-    __syncthreads();
+    __syncthreads();  // the one barrier a round: slots and total are double-buffered across it
     if (k < n && t < 32) {  // warp 0 publishes the block's part of row k
       const MaxSum p = warp_combine(t < THREADS / 32 ? slots[k & 1][t] : empty_part());
       if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[row_of(k) * segments + seg]) = pack_part(p);
     }
-    const int j = k - LAG;  // the row to write now
-    if (j >= 0 && t >= 32 && t < 64) {  // warp 1 collects the parts of row j, in the same order in every block
-      MaxSum s = empty_part();
-      const volatile unsigned long long* row_parts = &parts[row_of(j) * segments];
-      for (int i = t - 32; i < segments; i += 32) {
-        unsigned long long v;
-        while ((v = row_parts[i]) == 0) __nanosleep(32);
-        s = combine(s, unpack_part(v));
-      }
-      s = warp_combine(s);
-      if (t == 32) total = s;
-    }
-    __syncthreads();
     if (j >= 0) {
       const float4* s = held + (j % STAGES) * STAGE;
-      const float scale = __expf(own_max[j % STAGES][t] - total.m) / total.d;
+      const MaxSum row = total[j & 1];
+      const float scale = __expf(own_max[j % STAGES][t] - row.m) / row.d;
       float* yr = y + row_of(j) * cols;
 #pragma unroll
       for (int v = 0; v < VPT; ++v) {
