@@ -196,18 +196,18 @@ Cand stream2bar() {
 
 const std::vector<Cand>& candidates() {
   static const std::vector<Cand> all = {
-      stream<512, 4, 2, 1>(),
-      stream<512, 4, 1, 1>(),
-      stream<512, 4, 2, 2>(),
-      stream<512, 4, 3, 2>(),
-      stream<256, 8, 2, 1>(),
-      stream<256, 4, 2, 1>(),
-      stream<256, 4, 2, 2>(),
-      stream<256, 4, 3, 2>(),
-      stream<512, 8, 1, 1>(),
+      stream<512, 4, 1, 2>(),
+      stream<512, 4, 1, 3>(),
+      stream<512, 4, 1, 4>(),
+      stream<512, 4, 2, 3>(),
+      stream<512, 4, 1, 1>(),  // two blocks a SM (96 KB each): two groups of rows at once
+      stream<256, 8, 1, 3>(),
+      stream<1024, 2, 1, 3>(),
+      stream<256, 4, 1, 3>(),  // 4096-float chunks, two blocks a SM
+      stream<256, 4, 1, 4>(),
+      stream<512, 8, 1, 1>(),  // 16384-float chunks: two groups of 64 blocks
       stream<1024, 4, 1, 1>(),
-      stream2bar<512, 4, 2, 1>(),
-      stream2bar<512, 8, 1, 1>(),
+      stream2bar<512, 8, 1, 1>(),  // the best of the first H200 run (04:48), as it was then
       {"split block_rows T512 v4 c16", launch_block_rows<512, 4, 16>, 0},
       {"smem_rows K1 T512 c16", launch_smem_rows<512, 16, 1>, 0},
   };

@@ -4,8 +4,9 @@
 //
 // Scratch space: when one row is split across several blocks (softmax_split, softmax_fast on long
 // rows), the blocks exchange their parts of the row through fixed __device__ arrays, tagged with a
-// call number, and take their work in order from a ticket counter that resets itself. None of this
-// is safe for calls on several streams at once; the contract has one.
+// call number (or in two banks that alternate by launch), and take their work in order from a ticket
+// counter that resets itself. None of this is safe for calls on several streams at once; the
+// contract has one.
 #include <cfloat>
 #include <cstdint>
 #include <cooperative_groups.h>
@@ -497,6 +498,7 @@ __global__ void __launch_bounds__(THREADS) ROW_CLUSTER(K)
 // has started, and the host launches only when a group's `segments` blocks fit on the GPU at once,
 // so every wait ends.
 constexpr int STREAM_SLOTS = 1 << 16;
+constexpr int POLL = 8;  // parts a lane of the collecting warp reads at once
 __device__ unsigned long long g_stream_parts[2][STREAM_SLOTS];
 
 __device__ __forceinline__ unsigned long long pack_part(MaxSum p) {
@@ -508,7 +510,7 @@ __device__ __forceinline__ MaxSum unpack_part(unsigned long long v) {
 }
 
 template <int THREADS, int VPT, int AHEAD, int LAG>
-__global__ void __launch_bounds__(THREADS)
+__global__ void __launch_bounds__(THREADS, 1)
     stream_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int rows, int cols, int segments,
                        int groups, unsigned call) {
   constexpr int CHUNK = THREADS * 4 * VPT;  // floats of a row a block holds
@@ -553,10 +555,20 @@ __global__ void __launch_bounds__(THREADS)
     if (j >= 0 && t >= 32 && t < 64) {  // warp 1 collects row j's parts, in the same order in every block
       MaxSum p = empty_part();
       const volatile unsigned long long* row_parts = &parts[row_of(j) * segments];
-      for (int i = t - 32; i < segments; i += 32) {
-        unsigned long long v;
-        while ((v = row_parts[i]) == 0) __nanosleep(32);
-        p = combine(p, unpack_part(v));
+      for (int i0 = t - 32; i0 < segments; i0 += 32 * POLL) {
+        unsigned long long v[POLL];  // POLL loads a lane in flight at once: one trip to L2, not POLL
+#pragma unroll
+        for (int u = 0; u < POLL; ++u) v[u] = i0 + 32 * u < segments ? row_parts[i0 + 32 * u] : 0;
+#pragma unroll
+        for (int u = 0; u < POLL; ++u) {
+          if (i0 + 32 * u < segments) {
+            while (v[u] == 0) {
+              __nanosleep(32);
+              v[u] = row_parts[i0 + 32 * u];
+            }
+            p = combine(p, unpack_part(v[u]));
+          }
+        }
       }
       p = warp_combine(p);
       if (t == 32) total[j & 1] = p;
@@ -786,7 +798,7 @@ constexpr Plan kVec4Plans[] = {
     {16384, launch_block_rows<512, 4, 8>},
     {32768, launch_block_rows<1024, 4, 4>},     // 16384-float segments, two blocks per row
     {65536, launch_smem_rows<512, 16, 1>},      // measured: the whole row in one block, registers + shared memory
-    {1 << 30, launch_stream_rows<512, 4, 2, 1>},  // 8192-float chunks, persistent blocks, rows pipelined
+    {1 << 30, launch_stream_rows<512, 4, 1, 3>},  // 8192-float chunks, persistent blocks, rows pipelined
 };
 // Rows not on 16-byte boundaries but x and y at the same offset: float4 in the middle of each row.
 // Short rows stay scalar (lane groups); longer than one block holds: scalar, split.
