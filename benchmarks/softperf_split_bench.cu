@@ -149,6 +149,147 @@ void launch_stream_rows_2bar(const float* x, float* y, int rows, int cols) {
   }
 }
 
+
+// stream_rows_kernel with the rows held in L2 instead of shared memory: x is read once into shared
+// memory (cp.async, AHEAD rows ahead) for the block's part, and read again LAG rows later, from L2,
+// to write y (.cg loads, y stored .cs so that it does not push x out of L2). Shared memory holds
+// only AHEAD + 1 stages, so LAG can be long (LAG + 1 rows of x, 4 MB each at 64×1048576, must stay
+// in L2). Same tickets, slots and collection as stream_rows_kernel.
+template <int THREADS, int VPT, int AHEAD, int LAG>
+__global__ void __launch_bounds__(THREADS, 1)
+    stream_reread_kernel(const float* __restrict__ x, float* __restrict__ y, int rows, int cols, int segments,
+                         int groups, unsigned call) {
+  constexpr int CHUNK = THREADS * 4 * VPT;
+  constexpr int STAGES = AHEAD + 1;
+  constexpr int STAGE = VPT * THREADS;
+  static_assert(LAG >= 1, "a block publishes row k after it collects row k - LAG");
+  extern __shared__ float4 held[];
+  __shared__ MaxSum slots[2][THREADS / 32];
+  __shared__ MaxSum total[2];
+  __shared__ unsigned ticket;
+  const int t = threadIdx.x;
+  unsigned long long* parts = g_stream_parts[call & 1];
+  unsigned long long* next = g_stream_parts[(call + 1) & 1];
+  for (int i = blockIdx.x * THREADS + t; i < STREAM_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const int group = static_cast<int>(ticket) / segments, seg = static_cast<int>(ticket) % segments;
+  const int n = group < rows ? (rows - 1 - group) / groups + 1 : 0;
+  const int first = seg * CHUNK;
+  auto row_of = [&](int k) { return static_cast<int64_t>(group) + static_cast<int64_t>(k) * groups; };
+  auto load = [&](int k) {
+    if (k < n) {
+      const float* xr = x + row_of(k) * cols;
+      float4* s = held + (k % STAGES) * STAGE;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        const int c = first + (v * THREADS + t) * 4;
+        if (c < cols) {
+          copy16_async(&s[v * THREADS + t], xr + c);
+        } else {
+          s[v * THREADS + t] = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+        }
+      }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  for (int k = 0; k < AHEAD; ++k) load(k);
+  for (int k = 0; k < n + LAG; ++k) {
+    const int j = k - LAG;
+    if (k < n) load(k + AHEAD);
+    float4 again[VPT];  // row j's chunk, from L2: in flight while row k is summed and row j collected
+    if (j >= 0) {
+      const float* xr = x + row_of(j) * cols;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        const int c = first + (v * THREADS + t) * 4;
+        again[v] = c < cols ? __ldcg(reinterpret_cast<const float4*>(xr + c)) : make_float4(0, 0, 0, 0);
+      }
+    }
+    if (j >= 0 && t >= 32 && t < 64) {
+      MaxSum p = empty_part();
+      const volatile unsigned long long* row_parts = &parts[row_of(j) * segments];
+      for (int i0 = t - 32; i0 < segments; i0 += 32 * POLL) {
+        unsigned long long v[POLL];
+#pragma unroll
+        for (int u = 0; u < POLL; ++u) v[u] = i0 + 32 * u < segments ? row_parts[i0 + 32 * u] : 0;
+#pragma unroll
+        for (int u = 0; u < POLL; ++u) {
+          if (i0 + 32 * u < segments) {
+            while (v[u] == 0) {
+              __nanosleep(32);
+              v[u] = row_parts[i0 + 32 * u];
+            }
+            p = combine(p, unpack_part(v[u]));
+          }
+        }
+      }
+      p = warp_combine(p);
+      if (t == 32) total[j & 1] = p;
+    }
+    if (k < n) {
+      asm volatile("cp.async.wait_group %0;" ::"n"(AHEAD) : "memory");
+      const float4* s = held + (k % STAGES) * STAGE;
+      float4 q[VPT];
+      float m = -FLT_MAX, d = 0.0f;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        q[v] = s[v * THREADS + t];
+        m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
+      }
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) d += (__expf(q[v].x - m) + __expf(q[v].y - m)) + (__expf(q[v].z - m) + __expf(q[v].w - m));
+      const MaxSum w = warp_combine(MaxSum{m, d});
+      if (t % 32 == 0) slots[k & 1][t / 32] = w;
+    }
+    __syncthreads();
+    if (k < n && t < 32) {
+      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[k & 1][t] : empty_part());
+      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[row_of(k) * segments + seg]) = pack_part(p);
+    }
+    if (j >= 0) {
+      const MaxSum row = total[j & 1];
+      const float inv = 1.0f / row.d;
+      float* yr = y + row_of(j) * cols;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        const int c = first + (v * THREADS + t) * 4;
+        const float4 e = again[v];
+        if (c < cols)
+          __stcs(reinterpret_cast<float4*>(yr + c), make_float4(__expf(e.x - row.m) * inv, __expf(e.y - row.m) * inv,
+                                                                 __expf(e.z - row.m) * inv, __expf(e.w - row.m) * inv));
+      }
+    }
+  }
+}
+
+template <int THREADS, int VPT, int AHEAD, int LAG>
+void launch_stream_reread(const float* x, float* y, int rows, int cols) {
+  constexpr int CHUNK = THREADS * 4 * VPT;
+  constexpr int SMEM = (AHEAD + 1) * VPT * THREADS * 16;
+  const auto kernel = stream_reread_kernel<THREADS, VPT, AHEAD, LAG>;
+  static const int resident = [&] {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+    int device = 0, sms = 1, per_sm = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM);
+    return sms * per_sm;
+  }();
+  const int segments = (cols + CHUNK - 1) / CHUNK;
+  if (segments > resident || segments > STREAM_SLOTS) {
+    launch_block_rows<512, 4, 16>(x, y, rows, cols);
+    return;
+  }
+  const int rows_per_launch = STREAM_SLOTS / segments;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    const int groups = resident / segments < n ? resident / segments : n;
+    kernel<<<groups * segments, THREADS, SMEM>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, n, cols, segments,
+                                                 groups, ++g_stream_calls);
+  }
+}
+
 namespace bench {
 
 #define CHECK_CUDA(call)                                                                           \
@@ -194,6 +335,19 @@ Cand stream2bar() {
           launch_stream_rows_2bar<T, V, A, L>, per_sm * sms};
 }
 
+template <int T, int V, int A, int L>
+Cand reread() {
+  constexpr int SMEM = (A + 1) * V * T * 16;
+  auto kernel = stream_reread_kernel<T, V, A, L>;
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  return {"stream-reread T" + std::to_string(T) + " v" + std::to_string(V) + " chunk" + std::to_string(T * 4 * V) +
+              " a" + std::to_string(A) + " l" + std::to_string(L),
+          launch_stream_reread<T, V, A, L>, per_sm * sms};
+}
+
 const std::vector<Cand>& candidates() {
   static const std::vector<Cand> all = {
       stream<512, 4, 1, 2>(),
@@ -208,6 +362,11 @@ const std::vector<Cand>& candidates() {
       stream<512, 8, 1, 1>(),  // 16384-float chunks: two groups of 64 blocks
       stream<1024, 4, 1, 1>(),
       stream2bar<512, 8, 1, 1>(),  // the best of the first H200 run (04:48), as it was then
+      reread<512, 8, 1, 2>(),      // 16384-float chunks, two groups of 64 blocks, x held in L2 for LAG rows
+      reread<512, 8, 1, 4>(),
+      reread<512, 8, 1, 6>(),
+      reread<512, 4, 1, 4>(),      // 8192-float chunks, 128 blocks a row
+      reread<512, 4, 1, 8>(),
       {"split block_rows T512 v4 c16", launch_block_rows<512, 4, 16>, 0},
       {"smem_rows K1 T512 c16", launch_smem_rows<512, 16, 1>, 0},
   };
