@@ -4,9 +4,8 @@
 //
 // Scratch space: when one row is split across several blocks (softmax_split, softmax_fast on long
 // rows), the blocks exchange their parts of the row through fixed __device__ arrays, tagged with a
-// call number (or in two banks that alternate by launch), and take their work in order from a ticket
-// counter that resets itself. None of this is safe for calls on several streams at once; the
-// contract has one.
+// call number, and take their work in order from a ticket counter that resets itself. None of this
+// is safe for calls on several streams at once; the contract has one.
 #include <cfloat>
 #include <cstdint>
 #include <cooperative_groups.h>
@@ -483,137 +482,6 @@ __global__ void __launch_bounds__(THREADS) ROW_CLUSTER(K)
 }
 // endregion: smem-rows
 
-// ---- 8. a long row across many SMs: persistent blocks, rows in a pipeline ----
-
-// region: stream-rows
-// Rows longer than one SM holds (64×1048576: 4 MB a row). The split kernel makes each block wait,
-// between reading its segment and writing it, for every other segment of the row, and the SM idles
-// through that wait. Here `segments` blocks share each row, CHUNK floats each, and every block keeps
-// STAGES of its rows in shared memory: it loads AHEAD rows ahead of the one it sums (cp.async: the
-// loads stay in flight while it waits) and writes the row LAG rows behind, whose parts its row-mates
-// published at least a round earlier, so the wait is rarely a wait at all. One barrier a round. A part
-// is one 64-bit store that is its own flag (the sum's sign bit set; an empty slot is 0): publishing
-// needs no fence. Each launch clears the bank of slots the next launch uses (two banks alternate).
-// A block's role (group of rows, segment) is its ticket: every block of the oldest unfinished group
-// has started, and the host launches only when a group's `segments` blocks fit on the GPU at once,
-// so every wait ends.
-constexpr int STREAM_SLOTS = 1 << 16;
-constexpr int POLL = 8;  // parts a lane of the collecting warp reads at once
-__device__ unsigned long long g_stream_parts[2][STREAM_SLOTS];
-
-__device__ __forceinline__ unsigned long long pack_part(MaxSum p) {
-  return static_cast<unsigned long long>(__float_as_uint(p.d) | 0x80000000u) << 32 | __float_as_uint(p.m);
-}
-
-__device__ __forceinline__ MaxSum unpack_part(unsigned long long v) {
-  return {__uint_as_float(static_cast<unsigned>(v)), __uint_as_float(static_cast<unsigned>(v >> 32) & 0x7fffffffu)};
-}
-
-template <int THREADS, int VPT, int AHEAD, int LAG>
-__global__ void __launch_bounds__(THREADS, 1)
-    stream_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int rows, int cols, int segments,
-                       int groups, unsigned call) {
-  constexpr int CHUNK = THREADS * 4 * VPT;  // floats of a row a block holds
-  constexpr int STAGES = AHEAD + LAG + 1;
-  constexpr int STAGE = VPT * THREADS;      // float4 a stage
-  static_assert(LAG >= 1, "a block publishes row k after it collects row k - LAG");
-  extern __shared__ float4 held[];          // STAGES × STAGE float4: element v of thread t at v·THREADS + t
-  __shared__ float own_max[STAGES][THREADS];
-  __shared__ MaxSum slots[2][THREADS / 32];
-  __shared__ MaxSum total[2];
-  __shared__ unsigned ticket;
-  const int t = threadIdx.x;
-  unsigned long long* parts = g_stream_parts[call & 1];
-  unsigned long long* next = g_stream_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + t; i < STREAM_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
-  if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
-  __syncthreads();
-  const int group = static_cast<int>(ticket) / segments, seg = static_cast<int>(ticket) % segments;
-  const int n = group < rows ? (rows - 1 - group) / groups + 1 : 0;  // rows group, group + groups, ...
-  const int first = seg * CHUNK;
-  auto row_of = [&](int k) { return static_cast<int64_t>(group) + static_cast<int64_t>(k) * groups; };
-  auto load = [&](int k) {  // row k's chunk into stage k % STAGES; one commit group per call
-    if (k < n) {
-      const float* xr = x + row_of(k) * cols;
-      float4* s = held + (k % STAGES) * STAGE;
-#pragma unroll
-      for (int v = 0; v < VPT; ++v) {
-        const int c = first + (v * THREADS + t) * 4;
-        if (c < cols) {
-          copy16_async(&s[v * THREADS + t], xr + c);
-        } else {
-          s[v * THREADS + t] = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-        }
-      }
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
-  };
-  for (int k = 0; k < AHEAD; ++k) load(k);
-  for (int k = 0; k < n + LAG; ++k) {
-    const int j = k - LAG;  // the row to write in this round
-    if (k < n) load(k + AHEAD);
-    if (j >= 0 && t >= 32 && t < 64) {  // warp 1 collects row j's parts, in the same order in every block
-      MaxSum p = empty_part();
-      const volatile unsigned long long* row_parts = &parts[row_of(j) * segments];
-      for (int i0 = t - 32; i0 < segments; i0 += 32 * POLL) {
-        unsigned long long v[POLL];  // POLL loads a lane in flight at once: one trip to L2, not POLL
-#pragma unroll
-        for (int u = 0; u < POLL; ++u) v[u] = i0 + 32 * u < segments ? row_parts[i0 + 32 * u] : 0;
-#pragma unroll
-        for (int u = 0; u < POLL; ++u) {
-          if (i0 + 32 * u < segments) {
-            while (v[u] == 0) {
-              __nanosleep(32);
-              v[u] = row_parts[i0 + 32 * u];
-            }
-            p = combine(p, unpack_part(v[u]));
-          }
-        }
-      }
-      p = warp_combine(p);
-      if (t == 32) total[j & 1] = p;
-    }
-    if (k < n) {  // row k: this thread's part, e^(x - m) left in place
-      asm volatile("cp.async.wait_group %0;" ::"n"(AHEAD) : "memory");  // row k's copies (this thread's) landed
-      float4* s = held + (k % STAGES) * STAGE;
-      float4 q[VPT];
-      float m = -FLT_MAX, d = 0.0f;
-#pragma unroll
-      for (int v = 0; v < VPT; ++v) {
-        q[v] = s[v * THREADS + t];
-        m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
-      }
-#pragma unroll
-      for (int v = 0; v < VPT; ++v) {
-        q[v] = make_float4(__expf(q[v].x - m), __expf(q[v].y - m), __expf(q[v].z - m), __expf(q[v].w - m));
-        d += (q[v].x + q[v].y) + (q[v].z + q[v].w);
-        s[v * THREADS + t] = q[v];
-      }
-      own_max[k % STAGES][t] = m;
-      const MaxSum w = warp_combine(MaxSum{m, d});
-      if (t % 32 == 0) slots[k & 1][t / 32] = w;
-    }
-    __syncthreads();  // the one barrier a round: slots and total are double-buffered across it
-    if (k < n && t < 32) {  // warp 0 publishes the block's part of row k
-      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[k & 1][t] : empty_part());
-      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[row_of(k) * segments + seg]) = pack_part(p);
-    }
-    if (j >= 0) {
-      const float4* s = held + (j % STAGES) * STAGE;
-      const MaxSum row = total[j & 1];
-      const float scale = __expf(own_max[j % STAGES][t] - row.m) / row.d;
-      float* yr = y + row_of(j) * cols;
-#pragma unroll
-      for (int v = 0; v < VPT; ++v) {
-        const int c = first + (v * THREADS + t) * 4;
-        const float4 e = s[v * THREADS + t];
-        if (c < cols) *reinterpret_cast<float4*>(yr + c) = make_float4(e.x * scale, e.y * scale, e.z * scale, e.w * scale);
-      }
-    }
-  }
-}
-// endregion: stream-rows
-
 // ---- the upper bound ----
 
 // region: copy-bound
@@ -741,40 +609,6 @@ void launch_smem_rows(const float* x, float* y, int rows, int cols) {
 }
 // endregion: smem-launch
 
-// region: stream-launch
-// As many groups of `segments` blocks as the GPU holds at once (at least one), each taking every
-// groups-th row; in batches of rows that fit the slots. A row wider than the GPU holds blocks of
-// this kernel goes to the split kernel (which falls back to two reads where even it cannot wait).
-unsigned g_stream_calls = 0;  // each launch's number: its parity picks the bank of slots
-
-template <int THREADS, int VPT, int AHEAD, int LAG>
-void launch_stream_rows(const float* x, float* y, int rows, int cols) {
-  constexpr int CHUNK = THREADS * 4 * VPT;
-  constexpr int SMEM = (AHEAD + LAG + 1) * VPT * THREADS * 16;
-  const auto kernel = stream_rows_kernel<THREADS, VPT, AHEAD, LAG>;
-  static const int resident = [&] {
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-    int device = 0, sms = 1, per_sm = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM);
-    return sms * per_sm;
-  }();
-  const int segments = (cols + CHUNK - 1) / CHUNK;
-  if (segments > resident || segments > STREAM_SLOTS) {
-    launch_block_rows<512, 4, 16>(x, y, rows, cols);
-    return;
-  }
-  const int rows_per_launch = STREAM_SLOTS / segments;
-  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
-    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
-    const int groups = resident / segments < n ? resident / segments : n;
-    kernel<<<groups * segments, THREADS, SMEM>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, n, cols, segments,
-                                                 groups, ++g_stream_calls);
-  }
-}
-// endregion: stream-launch
-
 using Launcher = void (*)(const float*, float*, int, int);
 
 // region: dispatch
@@ -798,7 +632,7 @@ constexpr Plan kVec4Plans[] = {
     {16384, launch_block_rows<512, 4, 8>},
     {32768, launch_block_rows<1024, 4, 4>},     // 16384-float segments, two blocks per row
     {65536, launch_smem_rows<512, 16, 1>},      // measured: the whole row in one block, registers + shared memory
-    {1 << 30, launch_stream_rows<512, 4, 1, 3>},  // 8192-float chunks, persistent blocks, rows pipelined
+    {1 << 30, launch_block_rows<512, 4, 16>},   // swept: 32768-float segments, several blocks per row
 };
 // Rows not on 16-byte boundaries but x and y at the same offset: float4 in the middle of each row.
 // Short rows stay scalar (lane groups); longer than one block holds: scalar, split.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# C5 at 64x1048576 (issue 11): softmax_fast as committed at the 7 perf shapes, and the long-row
-# candidates (stream_rows_kernel configurations, the split kernel, the whole-row block) at 1024x65536
-# and 64x1048576, each against the copy kernel timed in the same process, with correctness checks.
+# C5 at 64x1048576 (issue 11): softmax_fast as committed at the 7 perf shapes, and long-row candidates
+# defined in the bench (persistent-block pipelines: stream_rows one- and two-barrier versions, with a
+# no-exchange diagnostic; the split kernel; the whole-row block) at 1024x65536 and 64x1048576, each
+# against the copy kernel timed in the same process, with correctness checks.
 # About 90 s on one H200. From the repository root:
 #
 #   OUT=/some/dir bash benchmarks/h200/softsplit.sh     # results in $OUT/softsplit/
