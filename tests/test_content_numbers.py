@@ -419,7 +419,7 @@ C5_SPLIT_ROWS = {  # chapter row (exact first cell) -> the record's row (exact f
 
 def test_c5_persistent_pipelines_equal_the_softsplit_record():
     mine = mdtables.find(chapter("c5.md"), ["1024×65536", "64×1048576"],
-                         first="常驻 block 的流水线（占拷贝 kernel 的 %，softsplit 第二次运行）")
+                         first="常驻 block 的流水线（占拷贝 kernel 的 %，softsplit 第 2 次运行）")
     bench = mdtables.find(tables(C5_SPLIT), ["1024×65536", "64×1048576"], first="persistent-block version, softsplit run 2")
     assert mine and bench, "the C5 persistent-block table (chapter §12) or the record's table is missing"
     assert mine[0][1:] == bench[0][1:], "the shapes differ"
