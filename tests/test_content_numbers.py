@@ -399,3 +399,33 @@ def test_c5_final_run_equals_the_2026_12_02_record():
     errors = compare(pairs)
     assert not errors, "\n".join(errors)
     assert len(mine) == len(C5_FINAL_ROWS) + 1, "a row of the chapter's final-run table is not held to the record"
+
+
+# ---- C5, 2026-12-02 (later): the persistent-block table equals the softsplit record --------------
+
+C5_SPLIT = BENCH / "h200-c5-2026-12-02-split.md"
+C5_SPLIT_ROWS = {  # chapter row (exact first cell) -> the record's row (exact first cell)
+    "分段、全局标记交换：`block_rows_kernel<512, 4, 16>`（`softmax_fast`）":
+        "split, global-flag exchange: `block_rows_kernel<512, 4, 16>` (`softmax_fast`)",
+    "流水线，每轮两次屏障，每块 16384 个 float":
+        "pipeline, two barriers a round, 16384-float chunks (`stream-2bar T512 v8 a1 l1`)",
+    "流水线，每轮一次屏障，每块 4096 个 float":
+        "pipeline, one barrier a round, 4096-float chunks (`stream T256 v4 a1 l4`)",
+    "流水线，每轮一次屏障，每块 8192 个 float，LAG = 3":
+        "pipeline, one barrier a round, 8192-float chunks, LAG 3 (`stream T512 v4 a1 l3`)",
+    "y 由第二遍从 L2 读 x 算出（x 在 L2 里留 LAG 行）":
+        "y from a second read of x from L2 (`stream-reread T512 v8 a1 l2`)"}
+
+
+def test_c5_persistent_pipelines_equal_the_softsplit_record():
+    mine = mdtables.find(chapter("c5.md"), ["1024×65536", "64×1048576"],
+                         first="常驻 block 的流水线（占拷贝 kernel 的 %，softsplit 第 2 次运行）")
+    bench = mdtables.find(tables(C5_SPLIT), ["1024×65536", "64×1048576"], first="persistent-block version, softsplit run 2")
+    assert mine and bench, "the C5 persistent-block table (chapter §12) or the record's table is missing"
+    assert mine[0][1:] == bench[0][1:], "the shapes differ"
+    pairs = [(f"{key} / {shape}", mdtables.numbers(got), mdtables.numbers(want))
+             for key, bkey in C5_SPLIT_ROWS.items()
+             for shape, got, want in zip(mine[0][1:], exact_row(mine, key)[1:], exact_row(bench, bkey)[1:])]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+    assert len(mine) == len(C5_SPLIT_ROWS) + 1, "a row of the chapter's persistent-block table is not held to the record"
