@@ -5,7 +5,9 @@ reported times are forged. No GPU and no compiler needed."""
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -75,6 +77,27 @@ def test_work_skipped_on_repeated_calls_is_faster_than_the_bound():
 ])
 def test_rates_not_times_are_compared_with_the_bound(claimed, moved, confirmed):
     assert timecheck.judge(claimed, claimed + 0.005, moved, MOVED, COPY).confirmed is confirmed
+
+
+RECORDED = Path(__file__).resolve().parents[1] / "benchmarks" / "h200-timing-2026-12-02"
+
+
+def test_the_recorded_h200_rows_decide_as_they_did():
+    """benchmarks/h200-timing-2026-12-02: every honest reference row confirmed, both forgeries not."""
+    rows = [r for f in sorted(RECORDED.glob("outside_*.json")) for r in json.loads(f.read_text())["rows"]]
+    assert len(rows) == 26  # c4 was cut by the budget before its last shape was saved
+    for r in rows:
+        assert timecheck.judge(r["claimed_ms"], r["outside_ms"]).confirmed, r
+    honest = json.loads((RECORDED / "perf_c3.json").read_text())
+    bound = {tuple(s["shape"]): (s["bytes"], s["copy_kernel_ms"]) for s in honest["shapes"]}
+    for kind, expected in (("perf_c3", None), ("perf_forged_lazy", "faster-than-bound"),
+                           ("perf_forged_stream", "below-outside")):
+        d = json.loads((RECORDED / f"{kind}.json").read_text())
+        for v in d["variants"]:
+            moved, bound_ms = bound[tuple(v["shape"])]
+            found = timecheck.judge(v["ms"], v["outside_ms"], moved, moved, bound_ms)
+            forged = expected is not None and v["name"] == "transpose_tiled"
+            assert found.confirmed is not forged and found.why == (expected if forged else ""), (kind, v)
 
 
 # --- the outside clock (capi.Lib.confirm) through a real subject server --------------------------
