@@ -9,16 +9,12 @@ process left behind.
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import psutil
 import pytest
-from result_schema import assert_valid_result
+from attack_judge import judge_attack
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACK = ROOT / "tests" / "attacks" / "forge_results.inc"
@@ -42,19 +38,8 @@ def hostile() -> Path:
     return path
 
 
-def judge(file: Path, attack: str = "", limit: float = 240.0, **env) -> tuple[dict, float]:
-    env = dict(os.environ, DRILLS_SIM_THREADS="1", DRILLS_BUILD_JOBS="1", **env)
-    env.pop("DRILLS_ATTACK", None)
-    if attack:
-        env["DRILLS_ATTACK"] = attack
-    started = time.monotonic()
-    p = subprocess.run([sys.executable, str(ROOT / "practice" / "judge.py"), "--lang", "en", "test", "71",
-                        "--file", str(file), "--backend", "sim", "--json"],
-                       capture_output=True, cwd=ROOT, env=env, timeout=900)
-    seconds = time.monotonic() - started
-    d = json.loads(p.stdout)
-    assert_valid_result(d)
-    return d, seconds
+def judge(file: Path, attack: str = "", **env) -> tuple[dict, float]:
+    return judge_attack(71, file, attack, **env)
 
 
 def test_a_destructor_rewriting_the_reports_cannot_make_a_wrong_file_pass(hostile):

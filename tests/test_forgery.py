@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
-from result_schema import assert_valid_result
+from attack_judge import judge_attack
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACK = ROOT / "tests" / "attacks" / "forge_protocol.inc"
@@ -47,19 +47,8 @@ def forger() -> Path:
     return path
 
 
-def judge(file: Path, attack: str = "", **extra) -> tuple[dict, float]:
-    env = dict(os.environ, DRILLS_SIM_THREADS="1", DRILLS_BUILD_JOBS="1", **extra)
-    env.pop("DRILLS_ATTACK", None)
-    if attack:
-        env["DRILLS_ATTACK"] = attack
-    started = time.monotonic()
-    p = subprocess.run([sys.executable, str(ROOT / "practice" / "judge.py"), "--lang", "en", "test", "78",
-                        "--file", str(file), "--backend", "sim", "--json"],
-                       capture_output=True, cwd=ROOT, env=env, timeout=900)
-    seconds = time.monotonic() - started
-    d = json.loads(p.stdout)
-    assert_valid_result(d)
-    return d, seconds
+def judge(file: Path, attack: str = "", **env) -> tuple[dict, float]:
+    return judge_attack(78, file, attack, **env)
 
 
 def naive(d: dict) -> list[dict]:

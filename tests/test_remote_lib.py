@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import kernel_backend, library_for
-from result_schema import assert_valid_result
+from attack_judge import judge_attack
 
 from drills import manifest
 from drills.pipeline import build as builder
@@ -41,20 +41,8 @@ def sim():
 
 
 def judge(file: Path, attack: str = "", **env) -> tuple[dict, float]:
-    env = dict(os.environ, DRILLS_SIM_THREADS="1", DRILLS_BUILD_JOBS="1", **env)
-    env.pop("DRILLS_ATTACK", None)
-    if attack:
-        env["DRILLS_ATTACK"] = attack
-    started = time.monotonic()
-    p = subprocess.run([sys.executable, str(ROOT / "practice" / "judge.py"), "--lang", "en", "test", "78",
-                        "--file", str(file), "--backend", "sim", "--json", "--no-perf"],
-                       capture_output=True, cwd=ROOT, env=env, timeout=900)
-    # the GoogleTest program, the learner's process, can reach the judge's stdout through /proc
-    # (junit-exit): what it printed there before the result object is not the result
-    out = p.stdout.decode(errors="replace")
-    d = json.loads(out[out.find('{\n  "version"'):])
-    assert_valid_result(d)
-    return d, time.monotonic() - started
+    # junit-exit: the GoogleTest program, the learner's process, prints to the judge's stdout
+    return judge_attack(78, file, attack, ("--no-perf",), skip_printed=True, **env)
 
 
 @pytest.fixture(scope="module")
