@@ -311,3 +311,18 @@ def sim_runtime_dir() -> tuple[Path | None, str]:
     if not outcome.ok:
         return None, outcome.log
     return subject.build_dir / "sim" / "runtime", ""
+
+
+def sim_replay_tool() -> tuple[Path | None, str]:
+    """Build the simulator's op-log replayer (sim/replay, `drills_sim_replay`) beside its runtime
+    (once) and return its path, or (None, log) when it does not build."""
+    from .. import manifest
+    problem = min(manifest.load().values(), key=lambda p: p.number)
+    subject = subject_for(problem, problem.path("solution"), "sim")
+    outcome = build(subject, ["drills_sim_replay"])
+    if not outcome.ok:
+        return None, outcome.log
+    found = sorted((subject.build_dir / "sim").rglob("drills_sim_replay"))
+    found = [f for f in found if f.is_file() and os.access(f, os.X_OK)]
+    return (found[0], "") if found else (None, "drills_sim_replay was built but is not in build/sim")
+

@@ -349,6 +349,11 @@ class Lib:
         self._ptrs.discard(ptr)
         self._ask("free", "cudaFree", ptr=int(ptr))
 
+    def mark(self, text: str) -> bool:
+        """A mark in the simulator's op log (the library's process writes it; False on a GPU build)."""
+        reply, _ = self._ask("mark", "marking the op log", text=self._name(text))
+        return reply.get("marked") is True
+
     def sync(self) -> int:
         during = f"cudaDeviceSynchronize after {self._last_call}" if self._last_call else "cudaDeviceSynchronize"
         reply, _ = self._ask("sync", during)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import problems
 from . import counters, probe as probe_mod
 from ..manifest import Check, Problem, TotalRule
 from ..messages import say
@@ -56,10 +57,12 @@ def run(problem: Problem, library: Path, subject_file: Path, shown: str) -> tupl
     checks, launches_out = [], []
     runs: dict[tuple, tuple] = {}
     static = probe_mod.static_shared_bytes(library)
+    module = problems.module_for(problem)
+    reference = getattr(module, "probe_reference", None)
     for check in problem.checks:
         pr = probe_of(check)
         if pr.key not in runs:
-            outcome = probe_mod.run(library, pr)
+            outcome = probe_mod.run(library, pr, reference=reference)
             views = [counters.launch_view(l, pr.entry, pr.shape, shown, str(subject_file), static)
                      for l in outcome.launches]
             runs[pr.key] = (outcome, views)
@@ -73,7 +76,7 @@ def run(problem: Problem, library: Path, subject_file: Path, shown: str) -> tupl
     return checks, launches_out
 
 
-ABSENT = "is not defined in this file"  # what the probe says of an entry point the file lacks
+ABSENT = probe_mod.ABSENT_TEXT  # what the probe says of an entry point the file lacks
 
 
 def _row(check: Check, pr, status: str, message: dict, lines=()) -> dict:

@@ -1,16 +1,18 @@
 """Run one entry point of a chapter's C ABI library alone under the simulator, so that every launch
-in the simulator's report belongs to that entry point: the evidence for technique checks.
+belongs to that entry point: the evidence for technique checks.
 
-    python -m drills.pipeline.probe LIB ENTRY --dims M=1024,N=2048 --args in:M*N,out:N*M,M,N --report R.jsonl
+    python -m drills.pipeline.probe LIB ENTRY --dims M=1024,N=2048 --args in:M*N,out:N*M,M,N
 
 `--args` describes the call, one item per parameter: `in:EXPR` a device buffer of EXPR float32
-filled with random non-zero values, `out:EXPR` a device buffer of EXPR float32 poisoned with NaN,
-and a bare name or integer an `int` argument. EXPR is a product of dimension names and integers.
-The child sends one JSON object, {"ok": bool, "error": "..."}, over the judge's result channel
-(execute._exec; printed when run by hand); the launches are in the report.
+filled with random non-zero values (`in16:EXPR`: float16), `out:EXPR` a device buffer of EXPR
+float32 poisoned with NaN, and a bare name or integer an `int` argument. EXPR is a product of
+dimension names and integers. The child sends one JSON object, {"ok": bool, "error": "...",
+"buffers": [...]}, over the judge's result channel (execute._exec; printed when run by hand).
 
-The parent side is `run()`, which starts the child in its own process (a kernel fault, a hang or a
-host crash in the learner's code stays there) and returns the launches.
+The parent side is `run()`: the child runs in its own process (a kernel fault, a hang or a host
+crash in the learner's code stays there) with the simulator's op log on, and the launches the
+checks read come from the judge's replay of that log (drills/pipeline/oplog_replay.py), never
+from the learner's process.
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ class ProbeRun:
     events: list = field(default_factory=list)     # every record (host faults, unsupported, ...)
 
 
+SEED = 20261129          # the learner's process's inputs: the same every run
+CALL_MARK, END_MARK = "drills-probe-call", "drills-probe-end"
+REPLAY_TIMEOUT = 120.0
+
+
 def _size(expr: str, dims: dict) -> int:
     total = 1
     for factor in expr.split("*"):
@@ -60,34 +67,78 @@ def _size(expr: str, dims: dict) -> int:
     return total
 
 
-def run(library: Path, probe: Probe, timeout: float = PROBE_TIMEOUT) -> ProbeRun:
-    """Run `probe` against `library` in a child process and collect its simulator report. The
-    child's status comes over the result channel (execute._exec), not from its output, which the
-    learner's code shares."""
+@dataclass
+class Item:
+    kind: str         # "in", "out" or "int"
+    value: object     # the input array (in), None (out), the integer (int)
+    nbytes: int = 0
+
+
+def call_items(args, dims: dict, rng) -> list[Item]:
+    """The call's arguments from their description: `in:EXPR` EXPR random non-zero float32 in
+    [-1, 1), `in16:EXPR` the same as float16, `out:EXPR` EXPR float32 (poisoned by the caller),
+    anything else an int."""
+    import numpy as np
+    items = []
+    for spec in (s for s in args if s):
+        kind, _, expr = spec.partition(":")
+        if kind in ("in", "in16", "out") and expr:
+            n = _size(expr, dims)
+            if kind == "out":
+                items.append(Item("out", None, n * 4))
+                continue
+            host = rng.uniform(-1, 1, n).astype(np.float16 if kind == "in16" else np.float32)
+            host[host == 0] = 0.5
+            items.append(Item("in", host, host.nbytes))
+        else:
+            items.append(Item("int", _size(spec, dims)))
+    return items
+
+
+def run(library: Path, probe: Probe, timeout: float = PROBE_TIMEOUT, reference=None) -> ProbeRun:
+    """Run `probe` against `library` in a child process, then replay what its host code asked of the
+    device in a process of the judge's (`drills_sim_replay`, sim/replay): the launches come from
+    that replay, never from a report the learner's process could write. The replay runs the call
+    again on other inputs, drawn here and never shown to the learner's process, and its outputs
+    must agree with `reference(entry, dims, inputs)` (the problem module's probe_reference): a call
+    whose answer came from the host, or from anything but its kernels, does not."""
     from .execute import _exec, read_sim_report
     with tempfile.TemporaryDirectory(prefix="drills-probe-") as tmp:
-        report = Path(tmp) / "sim.jsonl"
-        env = dict(os.environ, DRILLS_SIM_REPORT=str(report))
+        report, oplog = Path(tmp) / "sim.jsonl", Path(tmp) / "ops.bin"
+        env = dict(os.environ, DRILLS_SIM_REPORT=str(report), DRILLS_SIM_OPLOG=str(oplog))
         env.setdefault("DRILLS_SIM_WATCHDOG", "10")
         cmd = [sys.executable, "-m", "drills.pipeline.probe", str(library), probe.entry,
                "--dims", ",".join(f"{k}={v}" for k, v in probe.dims.items()),
                "--args", ",".join(probe.args)]
         done = _exec(cmd, env, timeout)  # output capped while read: a kernel may print without end
-        events = read_sim_report(report)
-    launches = [e for e in events if e.get("event") == "launch"]
-    if done.timed_out:
-        return ProbeRun(False, f"the probe did not finish in {timeout:.0f} s", launches, events)
-    if done.flooded:
-        return ProbeRun(False, "the probe printed without end and was stopped", launches, events)
-    try:
-        if done.channel:
-            raise ValueError(done.channel)
-        status = json.loads(done.report)
-    except (ValueError, TypeError):
-        why = f"killed by signal {-done.code}" if done.code is not None and done.code < 0 else \
-            f"the probe process ended with code {done.code}"
-        status = {"ok": False, "error": done.channel if done.channel and not done.channel.startswith("no report") else why}
-    return ProbeRun(bool(status.get("ok")), status.get("error", ""), launches, events)
+        events = read_sim_report(report)  # what the learner's process says: shown, never counted
+        if done.timed_out:
+            return ProbeRun(False, f"the probe did not finish in {timeout:.0f} s", [], events)
+        if done.flooded:
+            return ProbeRun(False, "the probe printed without end and was stopped", [], events)
+        try:
+            if done.channel:
+                raise ValueError(done.channel)
+            status = json.loads(done.report)
+            if not isinstance(status, dict):
+                raise ValueError("not an object")
+        except (ValueError, TypeError):
+            why = f"killed by signal {-done.code}" if done.code is not None and done.code < 0 else \
+                f"the probe process ended with code {done.code}"
+            status = {"ok": False, "error": done.channel if done.channel and not done.channel.startswith("no report") else why}
+        error = str(status.get("error") or "")
+        if ABSENT_TEXT in error:
+            return ProbeRun(False, error, [], events)
+        from . import oplog_replay
+        replayed = oplog_replay.replay(library, oplog, probe, status.get("buffers"), reference, Path(tmp),
+                                       REPLAY_TIMEOUT)
+        # The child's own failure (a fault its call met) is said first; the replay met it too, and
+        # its records say where.
+        ok = bool(status.get("ok")) and replayed.ok
+        return ProbeRun(ok, error if not status.get("ok") else replayed.error, replayed.launches, events)
+
+
+ABSENT_TEXT = "is not defined in this file"
 
 
 # ---- static shared memory per kernel, from the PTX the simulator runs ----
@@ -128,8 +179,8 @@ def _child(argv: list[str]) -> int:
     from .execute import result_fd, send_report
     channel = result_fd()
 
-    def say(ok: bool, error: str = "") -> int:
-        status = json.dumps({"ok": ok, "error": error})
+    def say(ok: bool, error: str = "", buffers=()) -> int:
+        status = json.dumps({"ok": ok, "error": error, "buffers": list(buffers)})
         if channel is None:  # run by hand
             print(status, flush=True)
         else:  # before the learner's library can run anything at exit
@@ -144,37 +195,35 @@ def _child(argv: list[str]) -> int:
     dims = {k: int(v) for k, v in (item.split("=") for item in a.dims.split(",") if item)}
     lib = Lib(Path(a.library))
     if not lib.entry(a.entry):
-        return say(False, f"{a.entry} is not defined in this file")
-    rng = np.random.default_rng(20261129)
+        return say(False, f"{a.entry} {ABSENT_TEXT}")
     types, values, buffers = [], [], []
     try:
-        for spec in (s for s in a.args.split(",") if s):
-            kind, _, expr = spec.partition(":")
-            if kind in ("in", "out") and expr:
-                n = _size(expr, dims)
-                if kind == "in":
-                    host = rng.uniform(-1, 1, n).astype(np.float32)
-                    host[host == 0] = 0.5
-                    ptr = lib.upload(host)
-                else:
-                    ptr = lib.alloc(n * 4)
-                    lib.poison(ptr, n * 4)
-                buffers.append(ptr)
-                types.append(ctypes.c_void_p)
-                values.append(ptr)
-            else:
+        for item in call_items(a.args.split(",") if a.args else [], dims, np.random.default_rng(SEED)):
+            if item.kind == "int":
                 types.append(ctypes.c_int)
-                values.append(_size(spec, dims))
+                values.append(item.value)
+                continue
+            if item.kind == "in":
+                ptr = lib.upload(item.value)
+            else:
+                ptr = lib.alloc(item.nbytes)
+                lib.poison(ptr, item.nbytes)
+            buffers.append({"kind": item.kind, "ptr": ptr, "nbytes": item.nbytes})
+            types.append(ctypes.c_void_p)
+            values.append(ptr)
     except (KeyError, ValueError, RuntimeError) as e:
         return say(False, f"cannot set up the call: {e}")
     try:
+        # The op log's marks bracket the call: the judge replays what lies between them.
+        lib.mark(CALL_MARK)
         lib.call(a.entry, tuple(types), *values)
         err = lib.sync()
-        for ptr in buffers:
-            lib.free(ptr)
+        lib.mark(END_MARK)
+        for b in buffers:
+            lib.free(b["ptr"])
     except SubjectDied as e:  # a crash in the library's process (the subject server) ends only it
-        return say(False, str(e))
-    return say(err == 0, "" if err == 0 else lib.error_name(err))
+        return say(False, str(e), buffers)
+    return say(err == 0, "" if err == 0 else lib.error_name(err), buffers)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,12 @@ A problem module (see README.md beside this file) defines
     diagnose_outputs(problem, result)
                           named diagnoses from the pattern of wrong outputs: the `evidence` that the
                           problem's tests record on failing rows (keys declared in the manifest)
+    probe_reference(entry, dims, inputs)
+                          for a problem with technique checks: [(expected, atol), ...] per `out:`
+                          argument of the check's probe, for the inputs given (numpy arrays, in the
+                          order of the `in:` arguments): the judge's replay of the probed call on
+                          inputs the learner's process never saw must agree with it
+                          (drills/pipeline/oplog_replay.py)
 
 and nothing else the core depends on. The core finds it through the manifest, never by number.
 """

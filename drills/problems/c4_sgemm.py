@@ -131,3 +131,13 @@ def diagnose_check(problem: Problem, result: Result, check: dict) -> None:
             c["status"] == "fail" and c.get("diagnosis") == "no-shared-memory" for c in result.checks):
         return
     result.diagnose(check["diagnosis"], **{**measured["facts"], "entry": check["entry"]})
+
+
+def probe_reference(entry: str, dims: dict, inputs: list) -> list:
+    """C = A·B in float64 for the judge's replay of a probed call (drills/pipeline/oplog_replay.py),
+    within 2·K·eps·(|A|·|B|): any order of the K float32 multiply-adds (C4 §3)."""
+    import numpy as np
+    M, N, K = dims["M"], dims["N"], dims["K"]
+    a = inputs[0].astype(np.float64).reshape(M, K)
+    b = inputs[1].astype(np.float64).reshape(K, N)
+    return [(a @ b, 2 * K * float(np.finfo(np.float32).eps) * (np.abs(a) @ np.abs(b)))]

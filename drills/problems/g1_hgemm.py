@@ -114,3 +114,14 @@ def diagnose_check(problem: Problem, result: Result, check: dict) -> None:
                             check=check.get("message", ""))
     elif id in ("no-tensor-cores", "no-ldmatrix"):
         result.diagnose(id, entry=check.get("entry", ""))
+
+
+def probe_reference(entry: str, dims: dict, inputs: list) -> list:
+    """C = A·B (half inputs, float32 accumulation) in float64 for the judge's replay of a probed call
+    (drills/pipeline/oplog_replay.py): the products of halves are exact in float32, so only the K
+    additions round, within 2·K·eps·(|A|·|B|)."""
+    import numpy as np
+    M, N, K = dims["M"], dims["N"], dims["K"]
+    a = inputs[0].astype(np.float64).reshape(M, K)
+    b = inputs[1].astype(np.float64).reshape(K, N)
+    return [(a @ b, 2 * K * float(np.finfo(np.float32).eps) * (np.abs(a) @ np.abs(b)))]
