@@ -105,7 +105,8 @@ def run(library: Path, probe: Probe, timeout: float = PROBE_TIMEOUT, reference=N
     from .execute import _exec, read_sim_report
     with tempfile.TemporaryDirectory(prefix="drills-probe-") as tmp:
         report, oplog = Path(tmp) / "sim.jsonl", Path(tmp) / "ops.bin"
-        env = dict(os.environ, DRILLS_SIM_REPORT=str(report), DRILLS_SIM_OPLOG=str(oplog))
+        # Record only: the kernels run once, in the replay; here they would only cost time.
+        env = dict(os.environ, DRILLS_SIM_REPORT=str(report), DRILLS_SIM_OPLOG=str(oplog), DRILLS_SIM_RECORD_ONLY="1")
         env.setdefault("DRILLS_SIM_WATCHDOG", "10")
         cmd = [sys.executable, "-m", "drills.pipeline.probe", str(library), probe.entry,
                "--dims", ",".join(f"{k}={v}" for k, v in probe.dims.items()),
