@@ -1,4 +1,5 @@
 // Allocation, copies, memset, symbols and pointer queries.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -31,7 +32,11 @@ bool in_device_range(const void* p) { return rt().memory.in_reserved_range(addr_
 // overlapping source are still the old ones). Out of device memory it is a COPY the replay redoes;
 // out of host memory, pinned included (host stores change it unseen), the bytes themselves.
 void log_copy(uint64_t dst, uint64_t src, const uint8_t* src_bytes, size_t count) {
-  if (!rt().memory.find(dst)) return;
+  const DeviceMemoryImpl::Block* to = rt().memory.find(dst);
+  if (!to) return;
+  // A host-side copy may run past a registered range into plain host memory: only the part
+  // inside the range is the device's (device-side ranges were checked whole).
+  count = std::min<uint64_t>(count, to->info.base + to->info.size - dst);
   const DeviceMemoryImpl::Block* from = rt().memory.find(src);
   if (from && (from->kind == MemoryKind::device || from->kind == MemoryKind::module_global))
     oplog::copy(dst, src, count);
