@@ -171,6 +171,7 @@ class Payload {
     take(s.data(), n);
     return s;
   }
+  uint64_t left() const { return b_.size() - at_; }
   const uint8_t* rest(uint64_t& n) {
     n = b_.size() - at_;
     const uint8_t* p = b_.data() + at_;
@@ -206,10 +207,15 @@ class Replay {
         settings_(simrt::launch_settings_from_env()), bound_(library.size(), false) {}
 
   void run(FILE* log) {
+    struct stat st{};
+    if (fstat(fileno(log), &st) != 0 || !S_ISREG(st.st_mode))
+      refuse("op log " + o_.log + " is not a regular file");
+    uint64_t left = static_cast<uint64_t>(st.st_size);
     char magic[sizeof oplog::kMagic];
     if (fread(magic, 1, sizeof magic, log) != sizeof magic ||
         memcmp(magic, oplog::kMagic, sizeof magic) != 0)
       refuse("op log " + o_.log + " does not start with DRLOG1 (not an op log, or empty)");
+    left = left >= sizeof magic ? left - sizeof magic : 0;
     std::vector<uint8_t> payload;
     for (;;) {
       uint8_t header[oplog::kRecordHeader];
@@ -218,6 +224,7 @@ class Replay {
       ++record_;
       const std::string where = "op log record " + std::to_string(record_);
       if (got != sizeof header) refuse(where + ": the log ends inside a record header");
+      left = left >= sizeof header ? left - sizeof header : 0;
       uint32_t type, zero;
       uint64_t length;
       memcpy(&type, header, 4);
@@ -229,10 +236,16 @@ class Replay {
       if (length > kMaxRecordBytes)
         refuse(where + ": a payload of " + std::to_string(length) + " bytes (at most " +
                std::to_string(kMaxRecordBytes) + ")");
-      payload.resize(length);
-      if (length && fread(payload.data(), 1, length, log) != length)
+      // Checked against the file before anything is allocated for it.
+      bool whole = length <= left;
+      if (whole) {
+        payload.resize(length);
+        whole = length == 0 || fread(payload.data(), 1, length, log) == length;
+      }
+      if (!whole)
         refuse(where + ": the log ends inside the record (" + std::to_string(length) +
                " bytes announced)");
+      left -= length;
       if (type != oplog::kAlloc) finish_module_load(where);
       if (!apply(type, Payload(payload, where), where)) {
         stopped_ = true;
@@ -456,7 +469,7 @@ class Replay {
     std::vector<uint32_t> sizes(nparams);
     for (uint32_t i = 0; i < nparams; ++i) {
       sizes[i] = p.u32();
-      if (sizes[i] > 32768)
+      if (sizes[i] > 32768 || sizes[i] > p.left())
         refuse(where + ": LAUNCH parameter " + std::to_string(i) + " of " +
                std::to_string(sizes[i]) + " bytes");
       storage[i].assign((sizes[i] + 7) / 8 + 1, 0);

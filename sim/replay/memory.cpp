@@ -1,5 +1,8 @@
 #include "memory.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -8,8 +11,17 @@ namespace replay {
 
 namespace {
 
-// Far beyond any GPU; calloc commits pages only as they are touched.
-constexpr uint64_t kMaxBytes = 1ull << 40;
+// A forged log must not make the replay take the machine: allocations beyond its physical memory
+// (which the program could not have filled either) and more live blocks than any program keeps.
+constexpr uint64_t kMaxBlocks = 1u << 20;
+
+uint64_t max_bytes() {
+  static const uint64_t limit = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : (1ull << 40);
+  }();
+  return limit;
+}
 
 struct TranslateCache {
   const ReplayMemory* owner = nullptr;
@@ -69,7 +81,10 @@ std::string ReplayMemory::add(uint64_t addr, uint64_t size, uint32_t kind,
                               const std::string& label) {
   if (addr == 0 || size == 0) return "an allocation at address 0 or of 0 bytes";
   if (addr + size < addr) return "an allocation that wraps around the address space";
-  if (size > kMaxBytes - bytes_) return "allocations of more than 1 TiB in all";
+  if (size > max_bytes() - std::min(bytes_, max_bytes()))
+    return "allocations of more than this machine's " + std::to_string(max_bytes()) +
+           " bytes of memory in all";
+  if (blocks_.size() >= kMaxBlocks) return "more than " + std::to_string(kMaxBlocks) + " live allocations";
   auto next = blocks_.lower_bound(addr);
   if (next != blocks_.end() && next->first < addr + size)
     return "an allocation overlapping " + next->second.info.label;
