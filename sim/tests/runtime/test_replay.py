@@ -245,3 +245,14 @@ def test_op_log_stops_at_its_size_limit(tmp_path):
     assert "drills-sim: op log stopped" in proc.stderr
     assert records(log)[-1] == (TRUNCATED, b"")
     assert_refused(replay(tmp_path, log)[0], "TRUNCATED")
+
+
+def test_library_must_hold_the_device_code(tmp_path):
+    log, _, _, _, _ = run_program(tmp_path)
+    (tmp_path / "junk.so").write_bytes(b"not an ELF file at all")
+    for library, needle in ((tmp_path / "junk.so", "not a 64-bit little-endian ELF"),
+                            (PROGRAM, "no .nv_fatbin section"),   # the executable has no device code
+                            (tmp_path / "missing.so", "cannot open")):
+        proc = subprocess.run([REPLAY, str(library), str(log), "--report", str(tmp_path / "r.jsonl")],
+                              capture_output=True, text=True, env=ENV, timeout=60)
+        assert_refused(proc, needle)
