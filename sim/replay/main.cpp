@@ -47,8 +47,21 @@ const char* usage() {
 }
 
 // Every refusal ends the process with one line; nothing the log holds can make it crash.
+// The line is one line of ASCII whatever names and labels the log carries.
 [[noreturn]] void refuse(const std::string& what) {
-  fprintf(stderr, "drills_sim_replay: %s\n", what.c_str());
+  std::string line;
+  for (unsigned char c : what.substr(0, 2000)) {
+    if (c == '\n' && what.find("usage:") != std::string::npos) {
+      line += '\n';   // the usage text after a wrong argument
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\x%02x", c);
+      line += buf;
+    } else {
+      line += static_cast<char>(c);
+    }
+  }
+  fprintf(stderr, "drills_sim_replay: %s\n", line.c_str());
   exit(kExitBadInput);
 }
 

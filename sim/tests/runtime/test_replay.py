@@ -256,3 +256,33 @@ def test_library_must_hold_the_device_code(tmp_path):
         proc = subprocess.run([REPLAY, str(library), str(log), "--report", str(tmp_path / "r.jsonl")],
                               capture_output=True, text=True, env=ENV, timeout=60)
         assert_refused(proc, needle)
+
+
+def test_mutated_logs_never_crash_the_replay(tmp_path):
+    """Random damage to a real log (bytes, words, cuts): the replay runs (0) or refuses (2) with
+    one ASCII line; never a signal, a hang or another code."""
+    import random
+    log, _, _, _, _ = run_program(tmp_path)
+    good = log.read_bytes()
+    rng = random.Random(20261202)
+    for i in range(200):
+        data = bytearray(good)
+        for _ in range(rng.choice([1, 1, 2, 4, 16])):
+            if len(data) <= 16:
+                break
+            op = rng.random()
+            if op < 0.6:
+                data[rng.randrange(len(data))] = rng.randrange(256)
+            elif op < 0.8:
+                at = rng.randrange(8, len(data))
+                data[at:at + 8] = rng.randbytes(8)
+            else:
+                data = data[:rng.randrange(len(data))]
+        mutated = tmp_path / "mutated.log"
+        mutated.write_bytes(bytes(data))
+        proc = subprocess.run([REPLAY, LIBRARY, str(mutated), "--report", str(tmp_path / "m.jsonl")],
+                              capture_output=True, env=ENV, timeout=60)
+        assert proc.returncode in (0, 2), (i, proc.returncode, proc.stderr[-500:])
+        if proc.returncode == 2:
+            last = proc.stderr.strip().splitlines()[-1].decode("ascii")
+            assert last.startswith("drills_sim_replay: "), (i, last)
