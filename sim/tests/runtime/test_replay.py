@@ -83,7 +83,7 @@ def f32(v):
 def test_replay_gives_the_programs_launch_records_and_bytes(tmp_path):
     log, report, out, a, _ = run_program(tmp_path)
     kinds = [k for k, _ in records(log)]
-    for kind in (ALLOC, WRITE, COPY, MEMSET, LAUNCH, MARK, MODULE, FREE):
+    for kind in (ALLOC, WRITE, COPY, MEMSET, LAUNCH, MARK, MODULE, FREE, ATTR):
         assert kind in kinds
     proc, replayed = replay(tmp_path, log, "--dump", f"{a['y']}={N * 4}={tmp_path / 'y'}",
                             "--dump", f"{hex(a['sums'])}={BLOCKS * 4}={tmp_path / 's'}",
@@ -122,26 +122,40 @@ def test_other_inputs_after_a_mark_give_the_kernels_result_on_them(tmp_path):
     assert len(launches(report)) == 2   # stopped at "done": the pinned launch is not replayed
 
 
-def test_a_race_is_reported_by_the_replay_too(tmp_path):
+def test_a_race_is_reported_by_the_replay_too_and_a_reset_clears_it(tmp_path):
     log, report, _, _, proc = run_program(tmp_path, "race")
     assert "sync=cudaErrorLaunchFailure" in proc.stdout
-    ran, racy = launches(report)
-    assert racy["errors"][0]["kind"] == "shared-race"
+    ran, racy, after_reset = launches(report)
+    assert racy["errors"][0]["kind"] == "shared-race" and after_reset["errors"] == []
+    assert RESET in [k for k, _ in records(log)]
     proc, replayed = replay(tmp_path, log)
     assert proc.returncode == 0, proc.stderr
-    assert launches(replayed) == [ran, racy]
-    assert json.loads(replayed.read_text().splitlines()[-1])["sticky"] == "cudaErrorLaunchFailure"
+    assert launches(replayed) == [ran, racy, after_reset]
+    assert json.loads(replayed.read_text().splitlines()[-1])["sticky"] == ""
 
 
 def test_launches_after_a_fault_are_not_run(tmp_path):
     log, _, _, _, _ = run_program(tmp_path, "race")
     recs = records(log)
+    reset = recs.index((RESET, b""))
     launch = next(r for r in recs if r[0] == LAUNCH)
-    proc, report = replay(tmp_path, write_log(tmp_path / "more.log", recs + [launch]))
+    proc, report = replay(tmp_path, write_log(tmp_path / "more.log", recs[:reset] + [launch]))
     assert proc.returncode == 0, proc.stderr
     assert len(launches(report)) == 2
-    assert json.loads(report.read_text().splitlines()[-1])["skipped_after_fault"] == 1
+    summary = json.loads(report.read_text().splitlines()[-1])
+    assert summary["skipped_after_fault"] == 1 and summary["sticky"] == "cudaErrorLaunchFailure"
     assert "1 launches after a kernel fault were not run" in proc.stderr
+
+
+def test_the_dynamic_shared_memory_attribute_is_replayed(tmp_path):
+    log, report, _, _, _ = run_program(tmp_path)
+    recs = records(log)
+    assert launches(report)[1]["errors"] == []   # 50 KiB of dynamic shared memory, allowed by ATTR
+    proc, replayed = replay(tmp_path, write_log(tmp_path / "no_attr.log", [r for r in recs if r[0] != ATTR]))
+    assert proc.returncode == 0, proc.stderr
+    refused = launches(replayed)[1]
+    assert refused["errors"][0]["kind"] == "launch-configuration"
+    assert "cudaFuncAttributeMaxDynamicSharedMemorySize" in refused["errors"][0]["message"]
 
 
 def forged(tmp_path, recs, name):
