@@ -311,16 +311,3 @@ def sim_runtime_dir() -> tuple[Path | None, str]:
     if not outcome.ok:
         return None, outcome.log
     return subject.build_dir / "sim" / "runtime", ""
-
-
-def sim_replay_tool() -> tuple[Path | None, str]:
-    """Build drills_sim_replay (sim/replay: re-runs a program's op log, DRILLS_SIM_OPLOG, with the
-    kernels of a library file, in a process of its own) next to the runtime in build/sim, and
-    return its path, or (None, log) when it does not build."""
-    from .. import manifest
-    problem = min(manifest.load().values(), key=lambda p: p.number)
-    subject = subject_for(problem, problem.path("solution"), "sim")
-    outcome = build(subject, ["drills_cudart_sim", "drills_sim_replay"])
-    if not outcome.ok:
-        return None, outcome.log
-    return subject.build_dir / "sim" / "replay" / "drills_sim_replay", ""
