@@ -1,0 +1,38 @@
+// Writing the op log (oplog_format.h) when DRILLS_SIM_OPLOG names a file. Every call site tests
+// oplog::on() first, so a program run without the variable pays one branch per operation.
+// Callers hold the runtime lock: records are written in program order, one write each.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "oplog_format.h"
+
+namespace simrt {
+class DeviceMemoryImpl;
+}
+
+namespace simrt::oplog {
+
+extern int g_fd;   // -1: no op log (unset, failed to open, or stopped at its size limit)
+inline bool on() { return g_fd >= 0; }
+
+void open_from_env();   // once, at start-up
+void alloc(uint64_t addr, uint64_t size, uint32_t kind, const std::string& label);
+void free_block(uint64_t addr);
+void write(uint64_t dst, const void* bytes, uint64_t n);
+void copy(uint64_t dst, uint64_t src, uint64_t n);
+void memset(uint64_t dst, uint32_t value, uint64_t n);
+// WRITE records of every live pinned, registered and managed block's current bytes.
+void host_visible(const DeviceMemoryImpl& memory);
+void launch(uint32_t module, const std::string& name, dim3 grid, dim3 block, uint64_t shared,
+            const std::vector<uint64_t>& param_sizes, void** args);
+void mark(const char* text);
+void attr(uint32_t module, const std::string& name, uint32_t attribute, int32_t value);
+void module(uint32_t module, const std::string& ptx);
+void reset();
+
+}  // namespace simrt::oplog
