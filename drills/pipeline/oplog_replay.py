@@ -108,10 +108,10 @@ def replay(library: Path, oplog: Path, probe, claimed_buffers, reference, tmp: P
     if done.timed_out:
         return Replayed(False, say("probe.replay-timeout", seconds=int(timeout)), launches)
     if done.code != 0:
-        last = [line for line in done.text.splitlines() if line.startswith("drills_sim_replay")]
-        why = (last[-1] if last else done.text.strip().splitlines()[-1:] or [f"exit code {done.code}"])
-        return Replayed(False, say("probe.replay-refused", why=str(why if isinstance(why, str) else why[0])[:500]),
-                        launches)
+        # The tool's own last line says why (never the kernels' printf, which it does not start with).
+        said = [line for line in done.output.splitlines() if line.startswith("drills_sim_replay")]
+        why = said[-1] if said else f"exit code {done.code}"
+        return Replayed(False, say("probe.replay-refused", why=why[:500]), launches)
     if any(l.get("errors") for l in launches):
         return Replayed(True, "", launches)  # the fault is the finding: checks.evaluate says which
     ins = [b["item"].value for b in buffers if b["item"].kind == "in"]
