@@ -2,6 +2,7 @@
 // library file, in this process, where none of the program's code runs, and write the launch
 // records itself. Usage and exit codes: usage() below and sim/README.md.
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -561,6 +562,9 @@ class Replay {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Not dumpable: a process of the same user (the learner's, say) can then neither ptrace this
+  // one nor write its memory through /proc while it replays.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   const Options o = parse_args(argc, argv);
 
   std::string error;

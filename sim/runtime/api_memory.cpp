@@ -74,6 +74,7 @@ cudaError_t copy(const char* api, void* dst, const void* src, size_t count, cuda
   if (!d || !s) return fail(cudaErrorInvalidValue);
   if (oplog::on()) log_copy(addr_of(dst), addr_of(src), s, count);
   memmove(d, s, count);
+  if (oplog::on()) oplog::host_written(addr_of(dst), count);
   return cudaSuccess;
 }
 
@@ -83,6 +84,7 @@ cudaError_t set(const char* api, void* dst, int value, size_t count) {
   if (!d) return fail(cudaErrorInvalidValue);
   if (oplog::on()) oplog::memset(addr_of(dst), static_cast<uint32_t>(value), count);
   memset(d, value, count);
+  if (oplog::on()) oplog::host_written(addr_of(dst), count);
   return cudaSuccess;
 }
 

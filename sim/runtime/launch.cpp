@@ -32,12 +32,19 @@ cudaError_t launch(KernelRecord* k, dim3 grid, dim3 block, void** args, size_t s
   target.max_dynamic_shared = k->max_dynamic_shared;
 
   if (oplog::on()) {
-    oplog::host_visible(r.memory);
+    oplog::host_visible();
     oplog::launch(k->module->index, k->name, grid, block, shared, module.param_sizes(k->name),
                   args);
   }
+  if (oplog::record_only()) {
+    // The judge replays the log; the driver's answer is all this process needs. No launch record:
+    // nothing ran (a refusal is recorded as always).
+    const cudaError_t refused = check_launch(target, grid, block, shared, r.device);
+    return refused == cudaSuccess ? cudaSuccess : fail(refused);
+  }
   const LaunchResult result =
       run_launch(target, grid, block, args, shared, r.settings, r.device, r.memory);
+  if (oplog::on()) oplog::kernel_ran();
   if (result.fault != cudaSuccess) r.sticky = result.fault;
   // Like a GPU, a launch that ran returns cudaSuccess; a fault surfaces in the calls that follow.
   return result.returned == cudaSuccess ? cudaSuccess : fail(result.returned);

@@ -139,10 +139,8 @@ const char* launch_error_name(cudaError_t e) {
   }
 }
 
-LaunchResult run_launch(const LaunchKernel& k, dim3 grid, dim3 block, void** args, size_t shared,
-                        const LaunchSettings& settings, const DeviceModel& device,
-                        sim::DeviceMemory& memory) {
-  LaunchResult result;
+cudaError_t check_launch(const LaunchKernel& k, dim3 grid, dim3 block, size_t shared,
+                         const DeviceModel& device) {
   sim::Module& module = *k.module;
 
   // PTX the simulator cannot run: the launch fails as a GPU's does when its driver cannot compile
@@ -161,34 +159,25 @@ LaunchResult run_launch(const LaunchKernel& k, dim3 grid, dim3 block, void** arg
     r.errors.push_back(err);
     report_launch(k.demangled, r);
     report_unsupported(missing);
-    result.returned = cudaErrorInvalidPtx;
-    return result;
+    return cudaErrorInvalidPtx;
   }
 
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 ||
-      block.z > 64 || threads > 1024) {
-    result.returned =
-        refuse(k, grid, block, cudaErrorInvalidConfiguration,
-               "a block may have at most 1024 threads and dimensions (1024, 1024, 64), and none "
-               "may be 0; this one has " + std::to_string(threads) + " threads");
-    return result;
-  }
+      block.z > 64 || threads > 1024)
+    return refuse(k, grid, block, cudaErrorInvalidConfiguration,
+                  "a block may have at most 1024 threads and dimensions (1024, 1024, 64), and none "
+                  "may be 0; this one has " + std::to_string(threads) + " threads");
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u || grid.y > 65535 ||
-      grid.z > 65535) {
-    result.returned = refuse(k, grid, block, cudaErrorInvalidConfiguration,
-                             "grid dimensions must be 1..2147483647 in x and 1..65535 in y and z");
-    return result;
-  }
+      grid.z > 65535)
+    return refuse(k, grid, block, cudaErrorInvalidConfiguration,
+                  "grid dimensions must be 1..2147483647 in x and 1..65535 in y and z");
 
   const KernelInfo& info = k.info;
-  if (info.max_threads && threads > static_cast<uint64_t>(info.max_threads)) {
-    result.returned =
-        refuse(k, grid, block, cudaErrorLaunchOutOfResources,
-               "the kernel's __launch_bounds__ allow " + std::to_string(info.max_threads) +
-                   " threads per block, the launch asks for " + std::to_string(threads));
-    return result;
-  }
+  if (info.max_threads && threads > static_cast<uint64_t>(info.max_threads))
+    return refuse(k, grid, block, cudaErrorLaunchOutOfResources,
+                  "the kernel's __launch_bounds__ allow " + std::to_string(info.max_threads) +
+                      " threads per block, the launch asks for " + std::to_string(threads));
   const uint64_t optin = device.shared_per_block_optin;
   const uint64_t dynamic_limit =
       k.max_dynamic_shared >= 0
@@ -196,16 +185,23 @@ LaunchResult run_launch(const LaunchKernel& k, dim3 grid, dim3 block, void** arg
           : (device.shared_per_block > info.static_shared_bytes
                  ? device.shared_per_block - info.static_shared_bytes
                  : 0);
-  if (shared > dynamic_limit || info.static_shared_bytes + shared > optin) {
-    result.returned =
-        refuse(k, grid, block, cudaErrorInvalidValue,
-               std::to_string(shared) + " bytes of dynamic shared memory (plus " +
-                   std::to_string(info.static_shared_bytes) +
-                   " static) exceed the limit of " + std::to_string(dynamic_limit) +
-                   " bytes; more than 48 KiB needs cudaFuncSetAttribute("
-                   "cudaFuncAttributeMaxDynamicSharedMemorySize)");
-    return result;
-  }
+  if (shared > dynamic_limit || info.static_shared_bytes + shared > optin)
+    return refuse(k, grid, block, cudaErrorInvalidValue,
+                  std::to_string(shared) + " bytes of dynamic shared memory (plus " +
+                      std::to_string(info.static_shared_bytes) +
+                      " static) exceed the limit of " + std::to_string(dynamic_limit) +
+                      " bytes; more than 48 KiB needs cudaFuncSetAttribute("
+                      "cudaFuncAttributeMaxDynamicSharedMemorySize)");
+  return cudaSuccess;
+}
+
+LaunchResult run_launch(const LaunchKernel& k, dim3 grid, dim3 block, void** args, size_t shared,
+                        const LaunchSettings& settings, const DeviceModel& device,
+                        sim::DeviceMemory& memory) {
+  LaunchResult result;
+  result.returned = check_launch(k, grid, block, shared, device);
+  if (result.returned != cudaSuccess) return result;
+  sim::Module& module = *k.module;
 
   sim::LaunchParams p;
   p.kernel = k.name;

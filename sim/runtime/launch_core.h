@@ -44,6 +44,11 @@ struct LaunchResult {
   cudaError_t fault = cudaSuccess;
 };
 
+// The driver's checks alone: cudaSuccess, or the error of a refused launch, which is reported
+// (report_launch, a line on stderr) as run_launch reports it.
+cudaError_t check_launch(const LaunchKernel& k, dim3 grid, dim3 block, size_t shared,
+                         const DeviceModel& device);
+
 // Checks, runs and reports one launch (report_launch; a line on stderr for a refusal or a fault).
 LaunchResult run_launch(const LaunchKernel& k, dim3 grid, dim3 block, void** args, size_t shared,
                         const LaunchSettings& settings, const DeviceModel& device,

@@ -5,21 +5,26 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
-#include "device_memory.h"
 
 namespace simrt::oplog {
 
 int g_fd = -1;
+bool g_record_only = false;
 
 namespace {
 
 uint64_t g_written = 0;
 uint64_t g_limit = kDefaultLimit;
+// Host-visible blocks by base address (their device address is their host address): the bytes the
+// replay holds for each, as far as this process can know them.
+std::map<uint64_t, std::vector<uint8_t>> g_shadows;
 
 void put32(std::string& b, uint32_t v) { b.append(reinterpret_cast<const char*>(&v), 4); }
 void put64(std::string& b, uint64_t v) { b.append(reinterpret_cast<const char*>(&v), 8); }
@@ -113,6 +118,8 @@ void open_from_env() {
     return;
   }
   g_written = sizeof kMagic;
+  const char* record_only = getenv("DRILLS_SIM_RECORD_ONLY");
+  g_record_only = record_only && strcmp(record_only, "1") == 0;
 }
 
 void alloc(uint64_t addr, uint64_t size, uint32_t kind, const std::string& label) {
@@ -122,12 +129,15 @@ void alloc(uint64_t addr, uint64_t size, uint32_t kind, const std::string& label
   put32(b, kind);
   b += text(label);
   record(kAlloc, b);
+  // The replay starts every block zero-filled, a registered range included.
+  if (kind == 1 || kind == 2) g_shadows[addr].assign(size, 0);
 }
 
 void free_block(uint64_t addr) {
   std::string b;
   put64(b, addr);
   record(kFree, b);
+  g_shadows.erase(addr);
 }
 
 void write(uint64_t dst, const void* bytes, uint64_t n) {
@@ -153,11 +163,49 @@ void memset(uint64_t dst, uint32_t value, uint64_t n) {
   record(kMemset, b);
 }
 
-void host_visible(const DeviceMemoryImpl& memory) {
-  memory.for_each_block([](const DeviceMemoryImpl::Block& b) {
-    if (b.kind == MemoryKind::host_pinned || b.kind == MemoryKind::managed)
-      write(b.info.base, b.host, b.info.size);
-  });
+void host_visible() {
+  // Byte-exact runs: in record-only mode the replay holds kernel results this process never
+  // computed, and a wider WRITE would overwrite them with this process's stale bytes.
+  constexpr size_t kChunk = 64;
+  for (auto& [base, shadow] : g_shadows) {
+    const auto* now = reinterpret_cast<const uint8_t*>(base);
+    uint8_t* was = shadow.data();
+    const size_t n = shadow.size();
+    for (size_t i = 0; i < n;) {
+      const size_t chunk = std::min(kChunk, n - i);
+      if (memcmp(now + i, was + i, chunk) == 0) {
+        i += chunk;
+        continue;
+      }
+      const size_t end = i + chunk;
+      while (i < end) {
+        if (now[i] == was[i]) {
+          ++i;
+          continue;
+        }
+        size_t stop = i;
+        while (stop < n && now[stop] != was[stop]) ++stop;
+        write(base + i, now + i, stop - i);
+        memcpy(was + i, now + i, stop - i);
+        i = stop;
+      }
+    }
+  }
+}
+
+void host_written(uint64_t addr, uint64_t n) {
+  auto it = g_shadows.upper_bound(addr);
+  if (it == g_shadows.begin()) return;
+  --it;
+  const uint64_t offset = addr - it->first;
+  if (offset >= it->second.size()) return;
+  n = std::min<uint64_t>(n, it->second.size() - offset);
+  memcpy(it->second.data() + offset, reinterpret_cast<const uint8_t*>(addr), n);
+}
+
+void kernel_ran() {
+  for (auto& [base, shadow] : g_shadows)
+    memcpy(shadow.data(), reinterpret_cast<const uint8_t*>(base), shadow.size());
 }
 
 void launch(uint32_t module, const std::string& name, dim3 grid, dim3 block, uint64_t shared,

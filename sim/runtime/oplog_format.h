@@ -27,8 +27,15 @@
 //               FREE records follow
 //
 // Host memory the device can address (pinned, registered, managed) changes with plain host
-// stores the runtime never sees: before every LAUNCH each live such block is logged as a WRITE of
-// its current bytes, and a copy out of such memory is logged as a WRITE of the bytes copied.
+// stores the runtime never sees: before every LAUNCH, WRITE records carry the bytes of such blocks
+// that differ from what the replay holds for them (exact byte runs), and a copy out of such memory
+// is logged as a WRITE of the bytes copied.
+//
+// DRILLS_SIM_RECORD_ONLY=1 (with DRILLS_SIM_OPLOG): launches are checked and logged as usual but
+// not run, and have no launch record in DRILLS_SIM_REPORT (refusals do, as always). Its replay
+// gives a normal run's records unless host code acts on results it reads back (none are computed),
+// or stores into pinned memory a kernel wrote a byte equal to the one it had before the kernel
+// (the store cannot be told from no store; a normal run's log is exact).
 #pragma once
 
 #include <cstdint>

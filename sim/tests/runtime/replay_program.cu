@@ -67,20 +67,22 @@ extern "C" int replay_program_main(int argc, char** argv) {
   for (int i = 0; i < kN; ++i) host_x[i] = 0.25f * float(i % 37) - 3.0f;
   const float bias = 0.5f;
 
-  float *x, *y, *copy, *sums, *pinned, *y2;
+  float *x, *y, *copy, *sums, *pinned, *y2, *pinned_out, *y3;
   CHECK(cudaMalloc(&x, kN * sizeof(float)));
   CHECK(cudaMalloc(&y, kN * sizeof(float)));
   CHECK(cudaMalloc(&copy, kN * sizeof(float)));
   CHECK(cudaMalloc(&sums, kBlocks * sizeof(float)));
   CHECK(cudaMalloc(&y2, kN * sizeof(float)));
+  CHECK(cudaMalloc(&y3, kN * sizeof(float)));
   CHECK(cudaMallocHost(&pinned, kN * sizeof(float)));
+  CHECK(cudaHostAlloc(&pinned_out, kN * sizeof(float), cudaHostAllocMapped));
   CHECK(cudaMemcpy(x, host_x, sizeof host_x, cudaMemcpyHostToDevice));
   CHECK(cudaMemcpyToSymbol(g_bias, &bias, sizeof bias));
   CHECK(cudaMemset(y, 0xFF, kN * sizeof(float)));
   CHECK(cudaMemset(sums, 0xFF, kBlocks * sizeof(float)));
-  printf("x=0x%llx y=0x%llx copy=0x%llx sums=0x%llx y2=0x%llx n=%d blocks=%d\n",
+  printf("x=0x%llx y=0x%llx copy=0x%llx sums=0x%llx y2=0x%llx y3=0x%llx n=%d blocks=%d\n",
          (unsigned long long)x, (unsigned long long)y, (unsigned long long)copy,
-         (unsigned long long)sums, (unsigned long long)y2, kN, kBlocks);
+         (unsigned long long)sums, (unsigned long long)y2, (unsigned long long)y3, kN, kBlocks);
   fflush(stdout);
 
   CHECK(cudaFuncSetAttribute(block_sum, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
@@ -110,19 +112,27 @@ extern "C" int replay_program_main(int argc, char** argv) {
   // Pinned memory the kernel reads directly, filled by plain host stores after it was logged.
   for (int i = 0; i < kN; ++i) pinned[i] = float(i);
   scale_add<<<kBlocks, kBlock>>>(pinned, y2, kN, -1.0f);
+  // A kernel's results in pinned memory, one of them then changed by a host store (a value none
+  // of whose bytes is 0, so a record-only run sees the store too), read by another kernel.
+  scale_add<<<kBlocks, kBlock>>>(y2, pinned_out, kN, 1.0f);
+  CHECK(cudaDeviceSynchronize());
+  pinned_out[7] = 3.3f;
+  scale_add<<<kBlocks, kBlock>>>(pinned_out, y3, kN, 1.0f);
   CHECK(cudaDeviceSynchronize());
 
-  float out_y[kN], out_sums[kBlocks], out_y2[kN];
+  float out_y[kN], out_sums[kBlocks], out_y2[kN], out_y3[kN];
   int launches = 0;
   CHECK(cudaMemcpy(out_y, y, sizeof out_y, cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(out_sums, sums, sizeof out_sums, cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(out_y2, y2, sizeof out_y2, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(out_y3, y3, sizeof out_y3, cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpyFromSymbol(&launches, g_launches, sizeof launches));
   FILE* f = fopen(argv[1], "wb");
   if (!f) return 1;
   fwrite(out_y, sizeof out_y, 1, f);
   fwrite(out_sums, sizeof out_sums, 1, f);
   fwrite(out_y2, sizeof out_y2, 1, f);
+  fwrite(out_y3, sizeof out_y3, 1, f);
   fwrite(&launches, sizeof launches, 1, f);
   fclose(f);
   printf("launches=%d\n", launches);
