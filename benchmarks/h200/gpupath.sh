@@ -26,23 +26,8 @@ step "environment"
 } > "$O/env.txt" 2>&1
 cat "$O/env.txt"
 
-step "python packages the image lacks (.whl/)"
-if ls .whl/*.whl > /dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/gpupath-site .whl/*.whl \
-    > "$O/pip.txt" 2>&1 || { echo "pip install of .whl/ failed:"; tail -5 "$O/pip.txt"; }
-  export PYTHONPATH=/tmp/gpupath-site${PYTHONPATH:+:$PYTHONPATH}
-else
-  echo "no .whl/ carried: pydantic must already be importable"
-fi
-python3 -c "import pydantic, rich, numpy, hypothesis, psutil; print('imports ok, pydantic', pydantic.VERSION)" 2>&1 | tee -a "$O/log.txt"
-
-if [ -f .gtest/CMakeLists.txt ]; then
-  export DRILLS_GTEST_SOURCE="$ROOT/.gtest"
-else
-  echo "no .gtest/ carried: CMake must find an installed GoogleTest" | tee -a "$O/log.txt"
-fi
-export DRILLS_BUILD_JOBS=$(nproc)
-export PYTHONUNBUFFERED=1
+step "python packages and GoogleTest sources the image lacks (.whl/, .gtest/)"
+source "$ROOT/benchmarks/h200/judge_env.sh"
 
 step "doctor"
 python3 practice/judge.py doctor 2>&1 | tee -a "$O/log.txt"
