@@ -1,5 +1,6 @@
 // One kernel launch: the checks a driver makes before it starts, the engine run, and what a
 // failed run turns into (a sticky error, a stderr line, a report record).
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 
@@ -122,6 +123,7 @@ cudaError_t launch(KernelRecord* k, dim3 grid, dim3 block, void** args, size_t s
   p.host_threads = r.host_threads;
   p.watchdog_seconds = r.watchdog_seconds;
   p.sample_blocks = r.sample_blocks;
+  p.resident_blocks = uint64_t(r.device.sm_count) * uint64_t(std::max(1, blocks_per_sm(*k, int(threads), shared)));
   p.latency = r.latency;
 
   sim::LaunchReport report;
