@@ -28,7 +28,9 @@ std::string dims(const dim3& d) {
 
 sim::Dim3 to_sim(const dim3& d) { return sim::Dim3{d.x, d.y, d.z}; }
 
-// A launch the driver refuses: returned at once, like CUDA, and reported for the judge.
+// A launch the driver refuses: returned at once, like CUDA, and reported for the judge. CUDA 13 on
+// an H200 answers cudaErrorInvalidValue for every refusal checked here: block and grid sizes, the
+// kernel's __launch_bounds__, shared memory (benchmarks/h200-launch-refusals-2026-12-02.md).
 cudaError_t refuse(const KernelRecord& k, dim3 grid, dim3 block, cudaError_t e,
                    const std::string& why) {
   fprintf(stderr, "drills-sim: launch of %s <<<%s, %s>>> refused: %s (%s)\n",
@@ -84,19 +86,19 @@ cudaError_t launch(KernelRecord* k, dim3 grid, dim3 block, void** args, size_t s
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 ||
       block.z > 64 || threads > 1024)
-    return refuse(*k, grid, block, cudaErrorInvalidConfiguration,
+    return refuse(*k, grid, block, cudaErrorInvalidValue,
                   "a block may have at most 1024 threads and dimensions (1024, 1024, 64), and none "
                   "may be 0; this one has " + std::to_string(threads) + " threads");
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u || grid.y > 65535 ||
       grid.z > 65535)
-    return refuse(*k, grid, block, cudaErrorInvalidConfiguration,
+    return refuse(*k, grid, block, cudaErrorInvalidValue,
                   "grid dimensions must be 1..2147483647 in x and 1..65535 in y and z");
 
   KernelInfo info;
   auto found = k->module->info.kernels.find(k->name);
   if (found != k->module->info.kernels.end()) info = found->second;
   if (info.max_threads && threads > static_cast<uint64_t>(info.max_threads))
-    return refuse(*k, grid, block, cudaErrorLaunchOutOfResources,
+    return refuse(*k, grid, block, cudaErrorInvalidValue,
                   "the kernel's __launch_bounds__ allow " + std::to_string(info.max_threads) +
                       " threads per block, the launch asks for " + std::to_string(threads));
   const uint64_t optin = r.device.shared_per_block_optin;
