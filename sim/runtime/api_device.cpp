@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "oplog.h"
 #include "runtime.h"
 
 using simrt::fail;
@@ -155,6 +156,7 @@ cudaError_t CUDARTAPI cudaDeviceReset(void) {
   // Unlike a real GPU, a reset also clears a sticky error, so one faulting test does not fail
   // every test after it in the same process. Module variables keep their memory.
   r.sticky = cudaSuccess;
+  if (simrt::oplog::on()) simrt::oplog::reset();
   r.memory.release_all_device();
   for (simrt::Stream* s : r.streams) delete s;
   for (simrt::Event* e : r.events) delete e;
@@ -218,6 +220,8 @@ cudaError_t CUDARTAPI cudaFuncSetAttribute(const void* func, cudaFuncAttribute a
                            rt().device.shared_per_block_optin)
         return fail(cudaErrorInvalidValue);
       k->max_dynamic_shared = value;
+      if (simrt::oplog::on())
+        simrt::oplog::attr(k->module->index, k->name, static_cast<uint32_t>(attr), value);
       return cudaSuccess;
     case cudaFuncAttributePreferredSharedMemoryCarveout:
       if (value < -1 || value > 100) return fail(cudaErrorInvalidValue);

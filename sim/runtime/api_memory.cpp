@@ -1,8 +1,10 @@
 // Allocation, copies, memset, symbols and pointer queries.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
+#include "oplog.h"
 #include "runtime.h"
 
 namespace simrt {
@@ -25,6 +27,22 @@ uint8_t* device_bytes(const char* api, const char* role, const void* p, size_t c
 // True when p is memory the device can address: cudaMalloc'ed, managed, pinned or registered.
 bool device_visible(const void* p) { return rt().memory.find(addr_of(p)) != nullptr; }
 bool in_device_range(const void* p) { return rt().memory.in_reserved_range(addr_of(p)); }
+
+// A copy into memory the device can address, for the op log (before it happens: the bytes of an
+// overlapping source are still the old ones). Out of device memory it is a COPY the replay redoes;
+// out of host memory, pinned included (host stores change it unseen), the bytes themselves.
+void log_copy(uint64_t dst, uint64_t src, const uint8_t* src_bytes, size_t count) {
+  const DeviceMemoryImpl::Block* to = rt().memory.find(dst);
+  if (!to) return;
+  // A host-side copy may run past a registered range into plain host memory: only the part
+  // inside the range is the device's (device-side ranges were checked whole).
+  count = std::min<uint64_t>(count, to->info.base + to->info.size - dst);
+  const DeviceMemoryImpl::Block* from = rt().memory.find(src);
+  if (from && (from->kind == MemoryKind::device || from->kind == MemoryKind::module_global))
+    oplog::copy(dst, src, count);
+  else
+    oplog::write(dst, src_bytes, count);
+}
 
 cudaError_t copy(const char* api, void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
   if (count == 0) return cudaSuccess;
@@ -54,7 +72,9 @@ cudaError_t copy(const char* api, void* dst, const void* src, size_t count, cuda
   const uint8_t* s = src_device ? device_bytes(api, "source", src, count)
                                 : static_cast<const uint8_t*>(src);
   if (!d || !s) return fail(cudaErrorInvalidValue);
+  if (oplog::on()) log_copy(addr_of(dst), addr_of(src), s, count);
   memmove(d, s, count);
+  if (oplog::on()) oplog::host_written(addr_of(dst), count);
   return cudaSuccess;
 }
 
@@ -62,7 +82,9 @@ cudaError_t set(const char* api, void* dst, int value, size_t count) {
   if (count == 0) return cudaSuccess;
   uint8_t* d = device_bytes(api, "destination", dst, count);
   if (!d) return fail(cudaErrorInvalidValue);
+  if (oplog::on()) oplog::memset(addr_of(dst), static_cast<uint32_t>(value), count);
   memset(d, value, count);
+  if (oplog::on()) oplog::host_written(addr_of(dst), count);
   return cudaSuccess;
 }
 

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "oplog.h"
 #include "report.h"
 
 namespace simrt {
@@ -212,6 +213,7 @@ uint64_t DeviceMemoryImpl::allocate_device(uint64_t size, MemoryKind kind,
   b.kind = kind;
   b.host = host;
   blocks_.emplace(base, std::move(b));
+  if (oplog::on()) oplog::alloc(base, size, static_cast<uint32_t>(kind), label);
   cursor_ = base + size - reserve_base_;
   bytes_in_use_ += size;
   g_generation.fetch_add(1, std::memory_order_release);
@@ -233,6 +235,7 @@ void* DeviceMemoryImpl::allocate_host_visible(uint64_t size, MemoryKind kind,
   b.kind = kind;
   b.host = static_cast<uint8_t*>(p);
   blocks_.emplace(b.info.base, std::move(b));
+  if (oplog::on()) oplog::alloc(reinterpret_cast<uint64_t>(p), size, static_cast<uint32_t>(kind), label);
   g_generation.fetch_add(1, std::memory_order_release);
   return p;
 }
@@ -248,6 +251,8 @@ bool DeviceMemoryImpl::register_host_range(void* ptr, uint64_t size, const std::
   b.host = static_cast<uint8_t*>(ptr);
   b.owns_host = false;
   blocks_.emplace(base, std::move(b));
+  if (oplog::on())
+    oplog::alloc(base, size, static_cast<uint32_t>(MemoryKind::host_pinned), label);
   g_generation.fetch_add(1, std::memory_order_release);
   return true;
 }
@@ -266,6 +271,7 @@ bool DeviceMemoryImpl::release(uint64_t addr, MemoryKind kind) {
   }
   g_generation.fetch_add(1, std::memory_order_release);
   blocks_.erase(it);
+  if (oplog::on()) oplog::free_block(addr);
   return true;
 }
 
@@ -273,6 +279,7 @@ void DeviceMemoryImpl::release_all_device() {
   for (auto it = blocks_.begin(); it != blocks_.end();) {
     Block& b = it->second;
     if (b.kind == MemoryKind::device) {
+      if (oplog::on()) oplog::free_block(b.info.base);
       free(b.host);
       bytes_in_use_ -= b.info.size;
       it = blocks_.erase(it);

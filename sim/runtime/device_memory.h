@@ -43,6 +43,10 @@ class DeviceMemoryImpl final : public sim::DeviceMemory {
     return addr >= reserve_base_ && addr < reserve_base_ + reserve_size_;
   }
   uint64_t bytes_in_use() const { return bytes_in_use_; }
+  template <typename F>
+  void for_each_block(F&& f) const {
+    for (const auto& entry : blocks_) f(entry.second);
+  }
   uint64_t next_serial() { return ++serial_; }
   // "cudaMalloc #3 (4096 bytes) + 128" or a note that the address lies in no allocation.
   std::string describe(uint64_t addr) const;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace simrt {
 
@@ -14,6 +15,7 @@ constexpr uint32_t kFatbinMagic = 0xBA55ED50;
 constexpr uint16_t kKindPtx = 1;
 constexpr uint64_t kFlagLegacyCompression = 0x2000;
 constexpr uint64_t kFlagZstd = 0x8000;
+constexpr uint64_t kMaxPtxBytes = 1ull << 30;
 
 struct Wrapper {
   int32_t magic;
@@ -72,23 +74,41 @@ PtxImage extract_ptx(const void* wrapper_ptr) {
     out.error = "not a fat binary wrapper (bad magic)";
     return out;
   }
-  const uint8_t* fb = w->data;
-  if (read_at<uint32_t>(fb, 0) != kFatbinMagic) {
+  // A registered fat binary lies in the program's own mapped image: its header gives its size.
+  return extract_ptx_from_fatbin(w->data, SIZE_MAX);
+}
+
+size_t fatbin_size(const uint8_t* fb, size_t available) {
+  if (available < 16 || read_at<uint32_t>(fb, 0) != kFatbinMagic) return 0;
+  const uint64_t header_size = read_at<uint16_t>(fb, 6);
+  const uint64_t total = read_at<uint64_t>(fb, 8);
+  if (header_size < 16 || total > available || header_size > available - total) return 0;
+  return size_t(header_size + total);
+}
+
+PtxImage extract_ptx_from_fatbin(const uint8_t* fb, size_t available) {
+  PtxImage out;
+  if (available < 16 || read_at<uint32_t>(fb, 0) != kFatbinMagic) {
     out.error = "fat binary header has a bad magic";
     return out;
   }
   const uint16_t header_size = read_at<uint16_t>(fb, 6);
-  const uint64_t total = read_at<uint64_t>(fb, 8);
+  // Every offset below stays inside [0, end): a fat binary read from a file may be damaged.
+  const uint64_t end = fatbin_size(fb, available);
+  if (end == 0) {
+    out.error = "fat binary header gives a size beyond the data";
+    return out;
+  }
 
   const uint8_t* best = nullptr;
   unsigned best_arch = 0;
-  for (uint64_t off = header_size; off + 64 <= header_size + total;) {
+  for (uint64_t off = header_size; off + 64 <= end;) {
     const uint8_t* e = fb + off;
     const uint16_t kind = read_at<uint16_t>(e, 0);
     const uint32_t entry_header = read_at<uint32_t>(e, 4);
     const uint64_t payload = read_at<uint64_t>(e, 8);
     const uint32_t arch = read_at<uint32_t>(e, 28);
-    if (entry_header == 0) break;
+    if (entry_header < 64 || entry_header > end - off || payload > end - off - entry_header) break;
     if (kind == kKindPtx && (!best || arch > best_arch)) {
       best = e;
       best_arch = arch;
@@ -108,7 +128,15 @@ PtxImage extract_ptx(const void* wrapper_ptr) {
   const char* data = reinterpret_cast<const char*>(best + entry_header);
   out.arch = best_arch;
 
+  if (compressed > payload) {
+    out.error = "the PTX entry's compressed size exceeds its payload";
+    return out;
+  }
   if (flags & kFlagZstd) {
+    if (decompressed > kMaxPtxBytes) {
+      out.error = "the PTX entry claims " + std::to_string(decompressed) + " bytes decompressed";
+      return out;
+    }
     const Zstd& z = zstd();
     if (!z.load_error.empty()) {
       out.error = "the PTX is zstd-compressed and " + z.load_error +

@@ -16,6 +16,7 @@
 #include "device_memory.h"
 #include "device_model.h"
 #include "engine/engine.h"
+#include "launch_core.h"
 #include "ptx_info.h"
 
 namespace simrt {
@@ -41,6 +42,7 @@ struct VarRecord {
 
 struct ModuleRecord {
   const void* wrapper = nullptr;
+  uint32_t index = 0;               // registration order (the op log names modules by it)
   bool loaded = false;              // parse attempted
   std::string error;                // why it cannot be used ("" when fine)
   std::string ptx;
@@ -67,10 +69,7 @@ class Runtime {
   std::recursive_mutex mu;
   DeviceMemoryImpl memory;
   const DeviceModel& device;
-  int host_threads = 0;
-  double watchdog_seconds = 60;
-  uint64_t sample_blocks = 0;       // DRILLS_SIM_SAMPLE_BLOCKS: the time model's sampled launches
-  sim::Latencies latency;           // DRILLS_SIM_LATENCY="alu=5,global=1000,...": its latencies
+  LaunchSettings settings;          // DRILLS_SIM_THREADS, _WATCHDOG, _SAMPLE_BLOCKS, _LATENCY
 
   std::vector<std::unique_ptr<ModuleRecord>> modules;
   std::unordered_map<const void*, KernelRecord*> kernels;   // by host stub

@@ -79,6 +79,24 @@ TEST(Fatbin, BadZstdIsReported) {
   EXPECT_NE(std::string::npos, image.error.find("zstd")) << image.error;
 }
 
+// drills_sim_replay reads fat binaries from a file: a damaged one is refused, never read past.
+TEST(Fatbin, DamagedFatbinFromAFileStaysInBounds) {
+  auto b = fatbin({{1, 80, "ptx 80"}});
+  EXPECT_EQ(b.size(), simrt::fatbin_size(b.data(), b.size()));
+  EXPECT_EQ("ptx 80", simrt::extract_ptx_from_fatbin(b.data(), b.size()).text);
+  EXPECT_EQ(0u, simrt::fatbin_size(b.data(), b.size() - 1));
+  EXPECT_NE(std::string::npos,
+            simrt::extract_ptx_from_fatbin(b.data(), b.size() - 1).error.find("beyond the data"));
+  auto long_entry = b;
+  put<uint64_t>(long_entry, 16 + 8, 1ull << 40);   // the entry's payload runs past the end
+  EXPECT_NE(std::string::npos,
+            simrt::extract_ptx_from_fatbin(long_entry.data(), long_entry.size()).error.find("no PTX"));
+  auto compressed = b;
+  put<uint32_t>(compressed, 16 + 16, 1u << 30);    // compressed size beyond the payload
+  EXPECT_NE(std::string::npos, simrt::extract_ptx_from_fatbin(compressed.data(), compressed.size())
+                                   .error.find("compressed size"));
+}
+
 const char* kPtx = R"(
 .version 8.7
 .target sm_80
