@@ -12,8 +12,6 @@ using simrt::rt;
 namespace simrt {
 namespace {
 
-constexpr int kAssumedRegistersPerThread = 32;   // PTX has no register allocation to read
-
 KernelRecord* loaded_kernel(const void* func, cudaError_t* error) {
   KernelRecord* k = kernel_for(func);
   if (!k) {
@@ -34,20 +32,6 @@ KernelInfo info_of(const KernelRecord& k) {
 }
 
 }  // namespace
-
-int blocks_per_sm(const KernelRecord& k, int block_size, size_t dynamic_shared) {
-  const KernelInfo info = info_of(k);
-  const DeviceModel& d = rt().device;
-  if (block_size > 1024 || (info.max_threads && block_size > info.max_threads)) return 0;
-  const int warps = (block_size + 31) / 32;
-  int blocks = std::min(d.max_blocks_per_sm, d.max_threads_per_sm / (warps * 32));
-  blocks = std::min(blocks, d.regs_per_sm / (warps * 32 * kAssumedRegistersPerThread));
-  const uint64_t shared = info.static_shared_bytes + dynamic_shared;
-  if (shared > 0 || d.reserved_shared_per_block > 0)
-    blocks = std::min<int>(blocks, static_cast<int>(d.shared_per_sm /
-                                                    (shared + d.reserved_shared_per_block)));
-  return std::max(blocks, 0);
-}
 
 }  // namespace simrt
 
@@ -242,7 +226,7 @@ cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
   cudaError_t error;
   simrt::KernelRecord* k = simrt::loaded_kernel(func, &error);
   if (!k) return error;
-  *num_blocks = simrt::blocks_per_sm(*k, block_size, dynamic_shared);
+  *num_blocks = simrt::blocks_per_sm(rt().device, simrt::info_of(*k), block_size, dynamic_shared);
   return cudaSuccess;
 }
 

@@ -104,8 +104,6 @@ bool valid_stream(cudaStream_t s);
 
 cudaError_t launch(KernelRecord* k, dim3 grid, dim3 block, void** args, size_t shared,
                    cudaStream_t stream);
-// Blocks of the kernel one SM holds at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor's answer).
-int blocks_per_sm(const KernelRecord& k, int block_size, size_t dynamic_shared);
 
 // Prints "drills-sim: unsupported CUDA runtime call NAME", reports it and exits with code 3.
 [[noreturn]] void unsupported_call(const char* name);
