@@ -53,18 +53,27 @@ function(add_drill number slug)
   endforeach()
 
   # The checker links the contract's stubs, generated from its header, and no learner's file.
-  # It runs the cases' host side only (inputs, host references, comparisons) and copies memory:
-  # built for the same backend as the subject, it needs nothing the subject's build lacks.
+  # It runs the cases' host side only (inputs, host references, comparisons) and launches no
+  # kernel, so on either backend it links a runtime of its own that needs no GPU and opens no
+  # CUDA context (tests/support/drills_checker_cudart.cpp): with the GPU in exclusive-process
+  # mode the subject's context is the only one. Its tests are compiled for the subject's backend
+  # (the same cases: the GPU-only shapes on a GPU build).
   set(contract "${CMAKE_SOURCE_DIR}/tests/${slug}.h")
   set(stubs "${CMAKE_CURRENT_BINARY_DIR}/${slug}_stubs.cu")
   add_custom_command(OUTPUT "${stubs}"
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_SOURCE_DIR}/tests/support/make_stubs.py" "${contract}" "${stubs}"
     DEPENDS "${contract}" "${CMAKE_SOURCE_DIR}/tests/support/make_stubs.py" VERBATIM)
   add_executable(${slug}_checker $<TARGET_OBJECTS:${checker_harness}> "${stubs}"
-                 "${CMAKE_SOURCE_DIR}/tests/support/drills_checker_main.cu")
-  target_include_directories(${slug}_checker PRIVATE "${CMAKE_SOURCE_DIR}/tests/support")
+                 "${CMAKE_SOURCE_DIR}/tests/support/drills_checker_main.cu"
+                 "${CMAKE_SOURCE_DIR}/tests/support/drills_checker_cudart.cpp"
+                 "${CMAKE_SOURCE_DIR}/sim/runtime/errors.cpp")
+  target_include_directories(${slug}_checker PRIVATE "${CMAKE_SOURCE_DIR}/tests/support"
+                             ${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES})
   target_link_libraries(${slug}_checker PRIVATE GTest::gtest)
-  _drills_backend_target(${slug}_checker)
+  set_target_properties(${slug}_checker PROPERTIES CUDA_RUNTIME_LIBRARY None)
+  if(DRILLS_BACKEND STREQUAL "sim")
+    set_target_properties(${slug}_checker PROPERTIES CUDA_ARCHITECTURES 80-virtual)
+  endif()
 
   set(capi ${slug}_capi_table)
   add_library(${capi} OBJECT "${CMAKE_SOURCE_DIR}/${D_CAPI}" "${CMAKE_SOURCE_DIR}/tests/support/drills_capi.cu")

@@ -295,7 +295,7 @@ def _refused_launch_event():
             "mangled": "_Z18sgemm_tiled_kernelPKfS0_Pfiii",
             "errors": [{"kind": "launch-configuration",
                         "message": "grid dimensions must be 1..2147483647 in x and 1..65535 in y and z "
-                                   "(cudaErrorInvalidConfiguration)"}]}
+                                   "(cudaErrorInvalidValue)"}]}
 
 
 def test_a_launch_the_simulator_refuses_is_named_on_a_gpu_whose_case_failed():

@@ -8,6 +8,7 @@ bwrap ends everything inside), killed with the grader.
 unshare-net (no bwrap, but util-linux unshare may take the network away): rlimits, no network.
 rlimits: CPU seconds, address space (sim only: CUDA's driver reserves more address space than any
 sensible limit), file size (which also caps output: see capped.py), processes, no core files.
+Every mode: no capabilities (every set empty, as root too) and no new privileges.
 Where the grader may make a cgroup (root): processes and memory limited there too, on both
 backends (cgroup.py).
 Without bwrap nothing stops a submission from writing where the grader's user may write (each
@@ -29,8 +30,10 @@ from pathlib import Path
 
 import psutil
 
+from ..pipeline import nocaps
 from . import GradeError, cgroup
 
+NOCAPS = Path(nocaps.__file__)  # run by path, as the subject server loads it
 PIDS_MAX = 512  # processes and threads of one submission (build, judge, simulator threads) under a cgroup
 
 
@@ -206,6 +209,14 @@ def kill_tree(pid: int, token: str) -> None:
         time.sleep(0.05)
 
 
+def no_capabilities(argv: list[str]) -> list[str]:
+    """argv run with every capability set empty and no new privileges, as bwrap's --cap-drop ALL
+    does: a root grader's rlimits-only child would otherwise keep all of root's (CAP_SYS_PTRACE into
+    the checker and the grader, CAP_DAC_OVERRIDE, CAP_SYS_ADMIN...). RLIMIT_NPROC still does not bind
+    uid 0; the cgroup does."""
+    return [sys.executable, "-I", "-S", str(NOCAPS), *argv]
+
+
 def run_child(argv: list[str], work: Path, env: dict, wall_s: float, kind: str, readable: list[Path],
               gpu: bool, token: str, hide: list[Path] = (), memory_mb: int | None = None) -> Finished:
     """memory_mb: the submission's memory (its processes, and under bwrap the tmpfs it writes to,
@@ -213,9 +224,9 @@ def run_child(argv: list[str], work: Path, env: dict, wall_s: float, kind: str, 
     if kind == "bwrap":
         cmd = wrap(argv, work, readable, gpu, hide)
     elif kind == "unshare-net":
-        cmd = [*(unshare_net() or []), "--", *argv]
+        cmd = [*(unshare_net() or []), "--", *no_capabilities(argv)]
     else:
-        cmd = argv
+        cmd = no_capabilities(argv)
     env = dict(env, DRILLS_GRADE_TOKEN=token)
     started = time.monotonic()
     log = work / "child.log"

@@ -91,9 +91,10 @@ def from_runs(problem: Problem, result: Result, runs: list, binaries=()) -> None
     order(problem, result)
 
 
-# Only a launch gives these: the case failed before its kernel ran. cudaErrorInvalidValue, which CUDA 13
-# on an H200 gives for a grid out of range too, comes from a copy as well: for that one the simulator
-# decides (on a GPU, the replay of the case: replay.refused_case).
+# Only a launch gives these (older CUDA versions): the case failed before its kernel ran.
+# cudaErrorInvalidValue, which CUDA 13 on an H200 and the simulator give for every refused launch,
+# comes from a copy as well: for that one the simulator's launch event decides (on a GPU, the replay
+# of the case: replay.refused_case).
 LAUNCH_REFUSED = re.compile(r"\b(cudaErrorInvalidConfiguration|cudaErrorLaunchOutOfResources)\b")
 
 

@@ -152,7 +152,7 @@ class _Either:
         return any(e.is_set() for e in self.events)
 
 
-READY_SECONDS = 60.0  # the checker's start-up (a CUDA context on a GPU) before the subject may start
+READY_SECONDS = 60.0  # the checker's start-up (no CUDA context: its own runtime) before the subject may start
 
 
 def _one(binary: Path, env: dict, limits: Limits, evidence_keys, gtest_filter: str, shard: tuple[int, int],

@@ -138,8 +138,10 @@ def host_code_stop(problem: Problem, result: Result, gpu_runs: list, sim_runs: l
 
 
 # What a GPU's case names when its launch was refused before any block ran. CUDA 13 on an H200 gives
-# cudaErrorInvalidValue for a grid of 0 blocks and for one of 262144 blocks in y alike; a copy gives
-# it too, so it only picks the case to replay: the simulator says whether the launch was refused.
+# cudaErrorInvalidValue for every refused launch (block or grid out of range, __launch_bounds__
+# exceeded, shared memory over the limit: benchmarks/h200-launch-refusals-2026-12-02.md), and so does
+# the simulator; a copy gives it too, so it only picks the case to replay: the simulator says whether
+# the launch was refused. The other two names are older CUDA versions' answers.
 LAUNCH_ERRORS = re.compile(r"\b(cudaErrorInvalidValue|cudaErrorInvalidConfiguration|cudaErrorLaunchOutOfResources)\b")
 
 

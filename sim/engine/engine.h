@@ -72,6 +72,12 @@ struct LaunchParams {
   // blocks run, in pairs of launch-order neighbours spread evenly over the grid. Counters then
   // cover those blocks (sim__blocks.sum says how many) and the launch's results are incomplete.
   uint64_t sample_blocks = 0;
+  // Blocks a GPU holds at once for this launch (SMs x blocks per SM, the runtime's occupancy): at
+  // most this many run or wait (a block parked at nanosleep) together, so a kernel whose blocks wait
+  // for all the others finishes exactly when it would on the GPU, on any number of host threads;
+  // one that waits for more stops at the watchdog. The default is the most a modelled GPU holds
+  // (132 SMs x 32 blocks).
+  uint64_t resident_blocks = 132 * 32;
   Latencies latency;
 };
 

@@ -44,11 +44,6 @@ struct ParkedBlock {
   std::vector<uint64_t> async, partial, pages;
 };
 
-// At most this many parked blocks per host thread. A GPU holds only so many blocks at once too:
-// a kernel whose blocks wait for more blocks than that never finishes there either (the watchdog
-// reports it).
-constexpr size_t kMaxParked = 64;
-
 struct Worker {
   std::vector<InstrCounters> ctr;
   std::vector<SampleSlot> samples;
@@ -68,6 +63,7 @@ struct Worker {
   std::vector<uint64_t> partial_prev, partial_cur, pages_prev, pages_cur;
   uint64_t prev_block = ~0ull;  // the block partial_prev and pages_prev belong to
   std::deque<ParkedBlock> parked;
+  uint64_t resident = 1;  // blocks this worker may hold begun at once: its share of LaunchParams::resident_blocks
 };
 
 struct Launch {
@@ -530,7 +526,11 @@ struct Launch {
     uint64_t partner = ~0ull;
     for (;;) {
       if (stop) break;
-      if (more && wk.parked.size() < kMaxParked) {
+      // A worker fetches a pair only while it holds fewer blocks than its share, and begins the
+      // second block of a fetched pair even past its share: no block waits fetched but unbegun
+      // behind blocks that wait for it. On one host thread (an even share) it holds exactly the
+      // resident blocks at most; on several, up to one more each.
+      if (more && (k != k_end || wk.parked.size() < wk.resident)) {
         if (k == k_end) {
           k = next.fetch_add(2);
           k_end = std::min(k + 2, count);
@@ -763,6 +763,10 @@ LaunchReport PtxModule::launch(const LaunchParams& lp, DeviceMemory& memory) {
   int threads = lp.host_threads > 0 ? lp.host_threads : int(std::max(1u, std::thread::hardware_concurrency()));
   threads = int(std::min<uint64_t>(uint64_t(threads), (to_run + 1) / 2));
   std::vector<Worker> workers(static_cast<size_t>(threads));
+  // Each worker's share of the resident blocks, rounded up (worker() says why a kernel whose blocks
+  // wait for each other finishes whenever the whole grid is resident).
+  const uint64_t share = (std::max<uint64_t>(1, lp.resident_blocks) + uint64_t(threads) - 1) / uint64_t(threads);
+  for (auto& w : workers) w.resident = share;
   if (threads == 1) {
     L.worker(workers[0], nblocks);
   } else {

@@ -12,8 +12,6 @@ using simrt::rt;
 namespace simrt {
 namespace {
 
-constexpr int kAssumedRegistersPerThread = 32;   // PTX has no register allocation to read
-
 KernelRecord* loaded_kernel(const void* func, cudaError_t* error) {
   KernelRecord* k = kernel_for(func);
   if (!k) {
@@ -34,6 +32,7 @@ KernelInfo info_of(const KernelRecord& k) {
 }
 
 }  // namespace
+
 }  // namespace simrt
 
 extern "C" {
@@ -227,20 +226,7 @@ cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
   cudaError_t error;
   simrt::KernelRecord* k = simrt::loaded_kernel(func, &error);
   if (!k) return error;
-  simrt::KernelInfo info = simrt::info_of(*k);
-  const simrt::DeviceModel& d = rt().device;
-  if (block_size > 1024 || (info.max_threads && block_size > info.max_threads)) {
-    *num_blocks = 0;
-    return cudaSuccess;
-  }
-  const int warps = (block_size + 31) / 32;
-  int blocks = std::min(d.max_blocks_per_sm, d.max_threads_per_sm / (warps * 32));
-  blocks = std::min(blocks, d.regs_per_sm / (warps * 32 * simrt::kAssumedRegistersPerThread));
-  const uint64_t shared = info.static_shared_bytes + dynamic_shared;
-  if (shared > 0 || d.reserved_shared_per_block > 0)
-    blocks = std::min<int>(blocks, static_cast<int>(d.shared_per_sm /
-                                                    (shared + d.reserved_shared_per_block)));
-  *num_blocks = std::max(blocks, 0);
+  *num_blocks = simrt::blocks_per_sm(rt().device, simrt::info_of(*k), block_size, dynamic_shared);
   return cudaSuccess;
 }
 

@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -85,7 +86,9 @@ std::string dims(const dim3& d) {
 
 sim::Dim3 to_sim(const dim3& d) { return sim::Dim3{d.x, d.y, d.z}; }
 
-// A launch the driver refuses: returned at once, like CUDA, and reported for the judge.
+// A launch the driver refuses: returned at once, like CUDA, and reported for the judge. CUDA 13 on
+// an H200 answers cudaErrorInvalidValue for every refusal checked here: block and grid sizes, the
+// kernel's __launch_bounds__, shared memory (benchmarks/h200-launch-refusals-2026-12-02.md).
 cudaError_t refuse(const LaunchKernel& k, dim3 grid, dim3 block, cudaError_t e,
                    const std::string& why) {
   fprintf(stderr, "drills-sim: launch of %s <<<%s, %s>>> refused: %s (%s)\n",
@@ -139,6 +142,18 @@ const char* launch_error_name(cudaError_t e) {
   }
 }
 
+int blocks_per_sm(const DeviceModel& d, const KernelInfo& info, int block_size, size_t dynamic_shared) {
+  if (block_size > 1024 || (info.max_threads && block_size > info.max_threads)) return 0;
+  const int warps = (block_size + 31) / 32;
+  int blocks = std::min(d.max_blocks_per_sm, d.max_threads_per_sm / (warps * 32));
+  blocks = std::min(blocks, d.regs_per_sm / (warps * 32 * kAssumedRegistersPerThread));
+  const uint64_t shared = info.static_shared_bytes + dynamic_shared;
+  if (shared > 0 || d.reserved_shared_per_block > 0)
+    blocks = std::min<int>(blocks, static_cast<int>(d.shared_per_sm /
+                                                    (shared + d.reserved_shared_per_block)));
+  return std::max(blocks, 0);
+}
+
 cudaError_t check_launch(const LaunchKernel& k, dim3 grid, dim3 block, size_t shared,
                          const DeviceModel& device) {
   sim::Module& module = *k.module;
@@ -165,17 +180,17 @@ cudaError_t check_launch(const LaunchKernel& k, dim3 grid, dim3 block, size_t sh
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 ||
       block.z > 64 || threads > 1024)
-    return refuse(k, grid, block, cudaErrorInvalidConfiguration,
+    return refuse(k, grid, block, cudaErrorInvalidValue,
                   "a block may have at most 1024 threads and dimensions (1024, 1024, 64), and none "
                   "may be 0; this one has " + std::to_string(threads) + " threads");
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u || grid.y > 65535 ||
       grid.z > 65535)
-    return refuse(k, grid, block, cudaErrorInvalidConfiguration,
+    return refuse(k, grid, block, cudaErrorInvalidValue,
                   "grid dimensions must be 1..2147483647 in x and 1..65535 in y and z");
 
   const KernelInfo& info = k.info;
   if (info.max_threads && threads > static_cast<uint64_t>(info.max_threads))
-    return refuse(k, grid, block, cudaErrorLaunchOutOfResources,
+    return refuse(k, grid, block, cudaErrorInvalidValue,
                   "the kernel's __launch_bounds__ allow " + std::to_string(info.max_threads) +
                       " threads per block, the launch asks for " + std::to_string(threads));
   const uint64_t optin = device.shared_per_block_optin;
@@ -212,6 +227,8 @@ LaunchResult run_launch(const LaunchKernel& k, dim3 grid, dim3 block, void** arg
   p.host_threads = settings.host_threads;
   p.watchdog_seconds = settings.watchdog_seconds;
   p.sample_blocks = settings.sample_blocks;
+  const int threads = int(uint64_t{block.x} * block.y * block.z);  // at most 1024: checked above
+  p.resident_blocks = uint64_t(device.sm_count) * uint64_t(std::max(1, blocks_per_sm(device, k.info, threads, shared)));
   p.latency = settings.latency;
 
   sim::LaunchReport report;

@@ -57,4 +57,9 @@ LaunchResult run_launch(const LaunchKernel& k, dim3 grid, dim3 block, void** arg
 // cudaGetErrorName for the errors run_launch gives (the replay has no runtime library).
 const char* launch_error_name(cudaError_t e);
 
+constexpr int kAssumedRegistersPerThread = 32;   // PTX has no register allocation to read
+// Blocks of the kernel one SM holds at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor's
+// answer); run_launch lets SMs x this many blocks wait for each other (LaunchParams::resident_blocks).
+int blocks_per_sm(const DeviceModel& d, const KernelInfo& info, int block_size, size_t dynamic_shared);
+
 }  // namespace simrt

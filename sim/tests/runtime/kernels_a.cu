@@ -43,11 +43,23 @@ __global__ void spin(volatile int* flag) {
   }
 }
 
+// A persistent kernel's grid barrier: every block counts itself in, then waits (nanosleep) until
+// all have. On a GPU it finishes only when the whole grid is resident at once.
+__global__ void all_arrive(unsigned* arrived, unsigned* seen) {
+  if (threadIdx.x == 0) {
+    atomicAdd(arrived, 1u);
+    while (*(volatile unsigned*)arrived < gridDim.x) __nanosleep(100);
+    seen[blockIdx.x] = *(volatile unsigned*)arrived;
+  }
+  __syncthreads();
+}
+
 const void* kernel_add() { return reinterpret_cast<const void*>(add); }
 const void* kernel_fill_float() { return reinterpret_cast<const void*>(fill<float>); }
 const void* kernel_shared_tile() { return reinterpret_cast<const void*>(shared_tile); }
 const void* kernel_dynamic_shared() { return reinterpret_cast<const void*>(dynamic_shared); }
 const void* kernel_bounded() { return reinterpret_cast<const void*>(bounded); }
+const void* kernel_all_arrive() { return reinterpret_cast<const void*>(all_arrive); }
 const void* symbol_counter() { return &counter; }
 const void* symbol_coef() { return &coef; }
 
@@ -78,5 +90,10 @@ cudaError_t launch_with_block(dim3 block) {
 
 cudaError_t launch_spin(int* flag) {
   spin<<<1, 32>>>(flag);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_all_arrive(unsigned* arrived, unsigned* seen, int blocks, int threads) {
+  all_arrive<<<blocks, threads>>>(arrived, seen);
   return cudaGetLastError();
 }

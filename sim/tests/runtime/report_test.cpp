@@ -29,7 +29,7 @@ class Report : public ::testing::Test {
 };
 
 TEST_F(Report, RefusedLaunchIsRecorded) {
-  EXPECT_EQ(cudaErrorInvalidConfiguration, launch_with_block(dim3(2048)));
+  EXPECT_EQ(cudaErrorInvalidValue, launch_with_block(dim3(2048)));
   std::string text = report_text();
   EXPECT_NE(std::string::npos, text.find("{\"event\":\"launch\",\"kernel\":\"void fill<float>(float*, "
                                          "float, int)\",\"mangled\":\"_Z4fillIfEvPT_S0_i\","

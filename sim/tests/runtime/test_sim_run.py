@@ -23,7 +23,7 @@ def test_launches_in_order_with_output_and_exit_code_passed_through(tmp_path):
     proc, result = sim_run(tmp_path)
     assert proc.returncode == 7, proc.stderr
     assert result["version"] == 1 and result["exit_code"] == 7
-    assert "refused: cudaErrorInvalidConfiguration" in proc.stdout
+    assert "refused: cudaErrorInvalidValue" in proc.stdout
     refused, ran = result["launches"]
     assert refused["kernel"] == "scale(float*, float, int)"
     assert refused["mangled"] == "_Z5scalePffi"
