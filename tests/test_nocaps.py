@@ -5,6 +5,7 @@ CAP_SYS_PTRACE into the checker and the grader, CAP_DAC_OVERRIDE over every file
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -64,11 +65,11 @@ def test_the_drop_itself_on_a_child_empties_every_set():
 def test_the_subject_server_gives_up_only_its_own_few():
     """The subject server's smaller set still goes through the same function: a root process keeps
     the others (the learner's `test` at home is not graded), but never those four."""
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); import nocaps, subject_server; "
-            "subject_server._drop_capabilities(); print(nocaps.held())")
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import nocaps, subject_server; "
+            "subject_server._drop_capabilities(); print(json.dumps(nocaps.held()))")
     text = subprocess.run([sys.executable, "-I", "-S", "-c", code, os.path.dirname(nocaps.__file__)],
                           capture_output=True, text=True, timeout=60, check=True).stdout
-    held = eval(text, {})  # a dict of ints printed by the line above
+    held = json.loads(text)
     for cap in (16, 17, 19, 21):
         assert not held["CapEff"] & (1 << cap) and not held["CapPrm"] & (1 << cap)
         assert not held["CapBnd"] & (1 << cap) or os.geteuid() != 0
