@@ -86,6 +86,14 @@ def _row(check: Check, pr, status: str, message: dict, lines=()) -> dict:
 
 
 def evaluate(check: Check, pr, outcome, views: list) -> dict:
+    row = _measure(check, pr, outcome, views)
+    if row["status"] == "pass" and getattr(outcome, "disagrees", ""):
+        # Counted from kernels that did not produce the answer: nothing here may pass.
+        return _row(check, pr, "error", say("check.probe-failed", entry=pr.entry, why=outcome.disagrees))
+    return row
+
+
+def _measure(check: Check, pr, outcome, views: list) -> dict:
     rule = check.rule
     if not outcome.ok or any(l.get("errors") for l in outcome.launches):
         first = next((e for l in outcome.launches for e in l.get("errors", [])), None)

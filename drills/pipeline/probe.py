@@ -52,6 +52,7 @@ class ProbeRun:
     error: str = ""
     launches: list = field(default_factory=list)   # the simulator's launch records, in order
     events: list = field(default_factory=list)     # every record (host faults, unsupported, ...)
+    disagrees: object = ""   # why no check may pass: the replayed outputs are not the answer (oplog_replay)
 
 
 SEED = 20261129          # the learner's process's inputs: the same every run
@@ -136,7 +137,8 @@ def run(library: Path, probe: Probe, timeout: float = PROBE_TIMEOUT, reference=N
         # The child's own failure (a fault its call met) is said first; the replay met it too, and
         # its records say where.
         ok = bool(status.get("ok")) and replayed.ok
-        return ProbeRun(ok, error if not status.get("ok") else replayed.error, replayed.launches, events)
+        return ProbeRun(ok, error if not status.get("ok") else replayed.error, replayed.launches, events,
+                        replayed.disagrees)
 
 
 ABSENT_TEXT = "is not defined in this file"
