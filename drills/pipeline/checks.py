@@ -11,7 +11,10 @@ every machine (on a GPU machine the judge builds a simulator copy of the file fo
     diagnosis = "uncoalesced-store"        # the named diagnosis a failure raises (optional)
 
 The probe runs the entry point alone (drills/pipeline/probe.py), so every launch it records is that
-entry point's; checks with the same probe share one run. Rules:
+entry point's; checks with the same probe share one run. The counters are the judge's replay of the
+call in a process of its own, on inputs the learner's process never saw
+(drills/pipeline/oplog_replay.py); when the replay's outputs are not the answer for those inputs, no
+check may pass on its counters (a check they fail still fails). Rules:
 
     { total = METRIC, at_least = X }              the metric summed over the probe's launches
     { total = METRIC, at_most = X }
