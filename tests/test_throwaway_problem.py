@@ -141,6 +141,10 @@ def diagnose_outputs(problem: Problem, result: Result) -> None:
     failed = [t for t in result.tests if t["status"] == "fail" and "wrong" in t.get("evidence", {})]
     if failed and all(evidence_int(t["evidence"], "unwritten") == evidence_int(t["evidence"], "wrong") for t in failed):
         result.diagnose("nothing-copied", cases=len(failed))
+
+
+def probe_reference(entry: str, dims: dict, inputs: list) -> list:
+    return [(inputs[0], 0.0)]
 ''',
     "drills/problems/c9_copy.toml": '''[diagnosis]
 nothing-copied = { zh = "{cases} 个用例里 y 一个元素也没有被写。", en = "y was not written at all in {cases} case(s)." }

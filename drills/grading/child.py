@@ -96,6 +96,8 @@ def run(spec: dict) -> dict:
     from ..pipeline.judge import judge
     problem = find(load(), spec["problem"])
     work = Path(spec["work"])
+    if spec.get("replay_tool"):  # built with the template: the sandbox's file system is read-only
+        os.environ["DRILLS_SIM_REPLAY_TOOL"] = spec["replay_tool"]
     build = RecipeBuild(spec, problem)
     try:
         result = judge(problem, Path(spec["file"]), spec["backend"],

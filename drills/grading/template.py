@@ -53,6 +53,12 @@ class Template:
         return self.root / "tree"
 
     @property
+    def replay_tool(self) -> Path | None:
+        """drills_sim_replay, built with the template (the simulator backend)."""
+        found = sorted(p for p in (self.tree / "sim").rglob("drills_sim_replay") if p.is_file())
+        return found[0] if found else None
+
+    @property
     def reference_capi(self) -> Path:
         """The template's own subject is the reference: its C ABI library holds the copy bound."""
         return self.tree / f"lib{self.problem.slug}_capi-subject.so"
@@ -220,7 +226,9 @@ def _build(problem: Problem, backend: str, root: Path) -> None:
          "CMake configure")
     slug = problem.slug
     _run([require("cmake"), "--build", str(tree), "-j", jobs(), "--target", f"{slug}_test-subject",
-          f"{slug}_capi-subject", f"{slug}_checker"], ROOT, BUILD_TIMEOUT, "the build of the reference")
+          f"{slug}_capi-subject", f"{slug}_checker",
+          # the technique checks' replay (drills/pipeline/oplog_replay.py): the sandbox cannot build it
+          *(["drills_sim_replay"] if backend == "sim" else [])], ROOT, BUILD_TIMEOUT, "the build of the reference")
     recipe = extract_recipe(problem, tree, subject)
     # Prove the recipe: the reference, replayed into a scratch folder, must link and list its tests.
     scratch = root / "verify"

@@ -315,7 +315,13 @@ def sim_runtime_dir() -> tuple[Path | None, str]:
 
 def sim_replay_tool() -> tuple[Path | None, str]:
     """Build the simulator's op-log replayer (sim/replay, `drills_sim_replay`) beside its runtime
-    (once) and return its path, or (None, log) when it does not build."""
+    (once) and return its path, or (None, log) when it does not build. The grader builds it with its
+    template and names it in DRILLS_SIM_REPLAY_TOOL (its sandbox cannot build)."""
+    given = os.environ.get("DRILLS_SIM_REPLAY_TOOL")
+    if given:
+        path = Path(given)
+        return (path, "") if path.is_file() and os.access(path, os.X_OK) else \
+            (None, f"DRILLS_SIM_REPLAY_TOOL={given} is not an executable file")
     from .. import manifest
     problem = min(manifest.load().values(), key=lambda p: p.number)
     subject = subject_for(problem, problem.path("solution"), "sim")

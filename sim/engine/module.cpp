@@ -44,6 +44,10 @@ struct ParkedBlock {
   std::vector<uint64_t> async, partial, pages;
 };
 
+// At most this many parked blocks per host thread, whatever the GPU's residency (the resident share
+// alone let an endless barrier loop over a large grid outlast the watchdog: tests/test_attacks.py).
+constexpr uint64_t kMaxParked = 64;
+
 struct Worker {
   std::vector<InstrCounters> ctr;
   std::vector<SampleSlot> samples;
@@ -530,7 +534,7 @@ struct Launch {
       // second block of a fetched pair even past its share: no block waits fetched but unbegun
       // behind blocks that wait for it. On one host thread (an even share) it holds exactly the
       // resident blocks at most; on several, up to one more each.
-      if (more && (k != k_end || wk.parked.size() < wk.resident)) {
+      if (more && (k != k_end || wk.parked.size() < std::min<uint64_t>(wk.resident, kMaxParked))) {
         if (k == k_end) {
           k = next.fetch_add(2);
           k_end = std::min(k + 2, count);
