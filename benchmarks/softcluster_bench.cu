@@ -16,6 +16,10 @@
 // No deadlock from blocks that are not resident: the hardware schedules a cluster's blocks together
 // (all CS at once or none), so a cluster barrier only ever waits on blocks that are running. The grid
 // is cudaOccupancyMaxActiveClusters clusters (at most one per row), each walking every clusters-th row.
+// Run 1 on the H200 (2026-12-02 07:40 UTC): at most 7 clusters of 16 (112 SMs) run at once and the
+// best of these reached 68.2% of the copy kernel at 64×1048576, no better than the split kernel.
+// Run 2 adds split_smem_kernel (below): the split kernel's global-flag exchange, its segment partly
+// in shared memory so that 2-4 blocks share a SM.
 //
 //   nvcc -arch=sm_90 -O3 -std=c++17 -o softcluster_bench benchmarks/softcluster_bench.cu
 //   ./softcluster_bench check              every candidate and softmax_fast against a float64 host
@@ -212,6 +216,118 @@ struct ClusterStream {
   }
 };
 
+// ---- run 2: the split kernel (global-flag exchange through row_total), its segment partly in shared
+// memory so that several blocks share a SM and one block's wait for its row-mates overlaps the
+// others' loads and stores. Not persistent: blocks take tickets as block_rows_kernel does, with the
+// same deadlock argument (a row has no more segments than the GPU holds blocks at once). RC float4 a
+// thread in registers, SC float4 a thread in dynamic shared memory (cp.async), SEGMENT =
+// THREADS·4·(RC + SC) floats; MINB blocks a SM asked of ptxas (__launch_bounds__).
+template <int THREADS, int RC, int SC, int MINB>
+__global__ void __launch_bounds__(THREADS, MINB)
+    split_smem_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, int segments, unsigned call) {
+  constexpr int REG = THREADS * 4 * RC;
+  constexpr int SEGMENT = THREADS * 4 * (RC + SC);
+  extern __shared__ float4 held[];  // SC × THREADS float4
+  __shared__ MaxSum slots[THREADS / 32];
+  __shared__ unsigned ticket;
+  const int t = threadIdx.x;
+  if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const int64_t row = ticket / segments;
+  const int seg = static_cast<int>(ticket % segments);
+  const float* xr = x + row * cols;
+  float* yr = y + row * cols;
+  const int first = seg * SEGMENT;
+  const float4 none = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+#pragma unroll
+  for (int k = 0; k < SC; ++k) {  // the shared part first: it lands while the registers load
+    const int c = first + REG + (k * THREADS + t) * 4;
+    if (c < cols) {
+      copy16_async(&held[k * THREADS + t], xr + c);
+    } else {
+      held[k * THREADS + t] = none;
+    }
+  }
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  float4 v[RC > 0 ? RC : 1];
+#pragma unroll
+  for (int k = 0; k < RC; ++k) {
+    const int c = first + (k * THREADS + t) * 4;
+    v[k] = c < cols ? *reinterpret_cast<const float4*>(xr + c) : none;
+  }
+  float m = -FLT_MAX;
+#pragma unroll
+  for (int k = 0; k < RC; ++k) m = fmaxf(fmaxf(m, fmaxf(v[k].x, v[k].y)), fmaxf(v[k].z, v[k].w));
+  asm volatile("cp.async.wait_all;" ::: "memory");  // only this thread reads its chunks: no barrier
+#pragma unroll 4
+  for (int k = 0; k < SC; ++k) {  // shared chunks a few at a time: registers stay for the others
+    const float4 q = held[k * THREADS + t];
+    m = fmaxf(fmaxf(m, fmaxf(q.x, q.y)), fmaxf(q.z, q.w));
+  }
+  float d = 0.0f;
+#pragma unroll
+  for (int k = 0; k < RC; ++k) {  // e^(x - m) in place, used again for y
+    v[k] = make_float4(__expf(v[k].x - m), __expf(v[k].y - m), __expf(v[k].z - m), __expf(v[k].w - m));
+    d += (v[k].x + v[k].y) + (v[k].z + v[k].w);
+  }
+#pragma unroll 4
+  for (int k = 0; k < SC; ++k) {
+    float4 q = held[k * THREADS + t];
+    q = make_float4(__expf(q.x - m), __expf(q.y - m), __expf(q.z - m), __expf(q.w - m));
+    d += (q.x + q.y) + (q.z + q.w);
+    held[k * THREADS + t] = q;
+  }
+  const MaxSum block = block_combine<THREADS>(MaxSum{m, d}, slots);
+  const MaxSum total = row_total(block, row * segments, seg, segments, call);
+  const float scale = __expf(m - total.m) / total.d;
+#pragma unroll
+  for (int k = 0; k < RC; ++k) {
+    const int c = first + (k * THREADS + t) * 4;
+    if (c < cols) store_stream(yr + c, make_float4(v[k].x * scale, v[k].y * scale, v[k].z * scale, v[k].w * scale));
+  }
+#pragma unroll 4
+  for (int k = 0; k < SC; ++k) {
+    const int c = first + REG + (k * THREADS + t) * 4;
+    const float4 q = held[k * THREADS + t];
+    if (c < cols) store_stream(yr + c, make_float4(q.x * scale, q.y * scale, q.z * scale, q.w * scale));
+  }
+}
+
+template <int THREADS, int RC, int SC, int MINB>
+struct SplitSmem {
+  static constexpr int SEGMENT = THREADS * 4 * (RC + SC);
+  static constexpr int SMEM = SC * THREADS * 16;
+  static int per_sm() {  // blocks a SM holds
+    static const int n = [] {
+      const auto kernel = split_smem_kernel<THREADS, RC, SC, MINB>;
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+      int b = 0;
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, THREADS, SMEM);
+      return b;
+    }();
+    return n;
+  }
+  static void launch(const float* x, float* y, int rows, int cols) {
+    static const int sms = [] {
+      int device = 0, n = 0;
+      cudaGetDevice(&device);
+      cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device);
+      return n;
+    }();
+    const int segments = (cols + SEGMENT - 1) / SEGMENT;
+    if (segments > per_sm() * sms || segments > MAX_SEGMENTS) {  // waiting could deadlock
+      launch_online(x, y, rows, cols);
+      return;
+    }
+    const int rows_per_launch = MAX_SEGMENTS / segments;
+    for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+      const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+      split_smem_kernel<THREADS, RC, SC, MINB><<<n * segments, THREADS, SMEM>>>(
+          x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, segments, ++g_calls);
+    }
+  }
+};
+
 }  // namespace
 
 namespace bench {
@@ -240,33 +356,45 @@ template <int T, int R>
 Cand cluster(int cs, int held, int spare = 0) {
   const double kb = (R + held) * T * 16 / 1024.0;
   return {"cluster T" + std::to_string(T) + " cs" + std::to_string(cs) + " r" + std::to_string(R) + " h" +
-              std::to_string(held) + " p" + std::to_string(spare) + " (" + std::to_string(static_cast<int>(kb)) +
-              " KB of the row on chip)",
+              std::to_string(held) + " p" + std::to_string(spare) + " = " + std::to_string(static_cast<int>(kb)) +
+              " KB of the row on chip",
           [cs, held, spare](const float* x, float* y, int r, int c) { ClusterStream<T, R>::launch(x, y, r, c, cs, held, spare); },
           [cs, held, spare] { return ClusterStream<T, R>::active(cs, held + spare); }};
 }
 
+// The split kernel with RC float4 a thread in registers and SC in shared memory, MINB blocks a SM asked of ptxas.
+template <int T, int RC, int SC, int MINB>
+Cand split() {
+  using S = SplitSmem<T, RC, SC, MINB>;
+  return {"split-smem T" + std::to_string(T) + " r" + std::to_string(RC) + " s" + std::to_string(SC) + " seg" +
+              std::to_string(S::SEGMENT) + " minb" + std::to_string(MINB),
+          S::launch, [] { return S::per_sm(); }};
+}
+
 const std::vector<Cand>& candidates() {
   static const std::vector<Cand> all = {
-      // 16 blocks a row: a block's slice of a 4 MB row is 256 KB (32 tiles of 512 float4), all on chip
-      cluster<512, 4>(16, 28),
-      cluster<512, 6>(16, 26),
-      cluster<512, 8>(16, 24),
-      cluster<1024, 3>(16, 13),
-      // the same with the next row's first tiles loaded a row ahead (the exchange hides behind them)
-      cluster<512, 8>(16, 24, 4),
-      cluster<512, 10>(16, 22, 6),
+      // run 2: the split kernel with part of its segment in shared memory, several blocks a SM
+      split<512, 4, 4, 2>(),   // 16384-float segments: 64 KB, half in registers
+      split<512, 0, 8, 3>(),   // 16384, all in shared memory
+      split<256, 8, 8, 4>(),   // 16384, half in registers, 256 threads
+      split<256, 0, 16, 3>(),  // 16384, all in shared memory, 256 threads
+      split<256, 4, 12, 4>(),  // 16384, a quarter in registers
+      split<512, 8, 8, 2>(),   // 32768-float segments: 128 KB, half in registers
+      split<512, 4, 12, 2>(),  // 32768, a quarter in registers
+      split<1024, 2, 6, 2>(),  // 32768, 1024 threads
+      split<512, 2, 6, 4>(),   // 16384-float segments, 4 blocks a SM
+      // the reference's split kernel, all in registers, with segments small enough for 2 blocks a SM
+      {"split block_rows T512 v4 c8 seg16384 = the reference's kernel", launch_block_rows<512, 4, 8>, {}},
+      {"split block_rows T256 v4 c16 seg16384 = the reference's kernel", launch_block_rows<256, 4, 16>, {}},
+      // run 1's best three (16 blocks a row: a block's 256 KB slice all on chip; 7 clusters at once)
       cluster<1024, 4>(16, 12, 2),
-      cluster<512, 0>(16, 28),  // shared memory only: 4 of 32 tiles read twice
-      cluster<512, 0>(16, 0),   // the simple one: a statistics pass, the exchange, y from a second read (L2)
-      // 8 blocks a row (portable size): 512 KB a block, part of it read twice
-      cluster<512, 12>(8, 24),
-      cluster<512, 8>(8, 20, 4),
-      cluster<512, 0>(8, 0),
-      // other sizes, for what the GPU packs (132 SMs in GPCs of unequal size)
-      cluster<512, 6>(12, 26),
-      cluster<512, 4>(4, 28),
-      {"smem_rows K16 T512 c16 (reference, one row a cluster, not persistent)", launch_smem_rows<512, 16, 16>, {},
+      cluster<512, 10>(16, 22, 6),
+      cluster<512, 4>(16, 28),
+      // two blocks a SM (96 KB of shared memory each): 14 clusters of 16 at once, one block's
+      // statistics overlap the other's memory traffic; most of the slice read twice (L2)
+      cluster<512, 0>(16, 12),
+      cluster<512, 0>(16, 0),
+      {"smem_rows K16 T512 c16 = the reference: one row a cluster; not persistent", launch_smem_rows<512, 16, 16>, {},
        1 << 20},
   };
   return all;
@@ -505,7 +633,7 @@ int info_mode() {
     std::printf("active clusters, T512 one block a SM (224 KB shared), cluster size %d: %d\n", cs,
                 ClusterStream<512, 0>::active(cs, 28));
   for (const Cand& c : candidates())
-    if (c.clusters) std::printf("active clusters: %s %d\n", c.name.c_str(), c.clusters());
+    if (c.clusters) std::printf("active clusters (split-smem: blocks a SM): %s %d\n", c.name.c_str(), c.clusters());
   return 0;
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # C5 at 64x1048576 (issue 11): a row handled by one thread-block cluster (persistent clusters walking
 # the rows; the (max, sum) parts exchanged through distributed shared memory and the cluster barrier;
-# the row's slice kept on chip in registers + shared memory, any rest read twice from L2), each variant
-# against the copy kernel timed in the same process, softmax_fast as committed beside them.
+# the row's slice kept on chip in registers + shared memory, any rest read twice from L2) and, from
+# run 2, the split kernel (global-flag exchange) with its segment partly in shared memory so that 2-4
+# blocks share a SM; each variant against the copy kernel timed in the same process, softmax_fast as
+# committed beside them.
 # About 60 s on one H200. From the repository root:
 #
 #   OUT=/some/dir bash benchmarks/h200/softcluster.sh     # results in $OUT/softcluster/
