@@ -383,6 +383,8 @@ const std::vector<Cand>& candidates() {
       split<512, 4, 12, 2>(),  // 32768, a quarter in registers
       split<1024, 2, 6, 2>(),  // 32768, 1024 threads
       split<512, 2, 6, 4>(),   // 16384-float segments, 4 blocks a SM
+      split<256, 4, 4, 5>(),   // 8192-float segments (128 a row), 5 blocks a SM
+      split<256, 0, 8, 6>(),   // 8192, all in shared memory, 6 blocks a SM
       // the reference's split kernel, all in registers, with segments small enough for 2 blocks a SM
       {"split block_rows T512 v4 c8 seg16384 = the reference's kernel", launch_block_rows<512, 4, 8>, {}},
       {"split block_rows T256 v4 c16 seg16384 = the reference's kernel", launch_block_rows<256, 4, 16>, {}},
