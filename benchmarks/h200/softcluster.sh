@@ -108,7 +108,7 @@ run_ncu() {
     [ -z "$name" ] && continue
     echo "### $name 64x1048576"
     ncu --clock-control none --csv --launch-skip 1 --launch-count 1 --metrics "$METRICS" \
-      -k regex:'cluster_stream|smem_rows|block_rows' "$B/softcluster_bench" one "$name" 64x1048576 2>&1 | grep -v '^==PROF=='
+      -k regex:'cluster_stream|smem_rows|split_smem|block_rows' "$B/softcluster_bench" one "$name" 64x1048576 2>&1 | grep -v '^==PROF=='
   done
 }
 step ncu 60 bash -o pipefail -c "R='$R' B='$B' METRICS='$METRICS'; $(declare -f best_name run_ncu); run_ncu" > "$R/ncu.csv" 2>&1
