@@ -19,7 +19,8 @@
 // Run 1 on the H200 (2026-12-02 07:40 UTC): at most 7 clusters of 16 (112 SMs) run at once and the
 // best of these reached 68.2% of the copy kernel at 64×1048576, no better than the split kernel.
 // Run 2 adds split_smem_kernel (below): the split kernel's global-flag exchange, its segment partly
-// in shared memory so that 2-4 blocks share a SM.
+// in shared memory so that 2-4 blocks share a SM (best 73.8%). Run 3 (the default set; SOFTCLUSTER_SET=all
+// for every candidate): the same kernel with whole-SM segments of 65536-81920 floats, 13-16 a row.
 //
 //   nvcc -arch=sm_90 -O3 -std=c++17 -o softcluster_bench benchmarks/softcluster_bench.cu
 //   ./softcluster_bench check              every candidate and softmax_fast against a float64 host
@@ -399,7 +400,18 @@ const std::vector<Cand>& candidates() {
       {"smem_rows K16 T512 c16 = the reference: one row a cluster; not persistent", launch_smem_rows<512, 16, 16>, {},
        1 << 20},
   };
-  return all;
+  // run 3: whole-SM blocks as smem_rows_kernel<512, 16, 1> (91-92% at 1024x65536, where it needs no
+  // exchange) with the split kernel's global flags: 16 or fewer segments a row, so a row's blocks start
+  // closer together than block_rows_kernel's 32 and wait less for each other; all 132 SMs, no cluster.
+  static const std::vector<Cand> run3 = {
+      split<512, 16, 16, 1>(),  // 65536-float segments (256 KB: half registers, half shared memory): 16 a row
+      split<1024, 8, 8, 1>(),   // 65536, 1024 threads
+      split<512, 16, 24, 1>(),  // 81920-float segments (64 KB registers + 192 KB shared): 13 a row
+      split<512, 12, 20, 1>(),  // 65536, less in registers
+      split<1024, 2, 6, 2>(),   // run 2's best (73.8%)
+  };
+  const char* set = std::getenv("SOFTCLUSTER_SET");  // "all": runs 1-2's candidates too
+  return set && !std::strcmp(set, "all") ? all : run3;
 }
 
 bool applies(const Cand& c, int cols) { return cols % 4 == 0 && cols >= c.min_cols && cols <= (c.min_cols ? c.min_cols : cols); }

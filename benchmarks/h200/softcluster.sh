@@ -5,9 +5,12 @@
 # run 2, the split kernel (global-flag exchange) with its segment partly in shared memory so that 2-4
 # blocks share a SM; each variant against the copy kernel timed in the same process, softmax_fast as
 # committed beside them.
-# About 60 s on one H200. From the repository root:
+# Run 3 (the default) times only run 3's candidates: whole-SM split blocks (65536- and 81920-float
+# segments, 13-16 a row, half in registers, half in shared memory, global-flag exchange) and run 2's
+# best. About 45 s on one H200. From the repository root:
 #
 #   OUT=/some/dir bash benchmarks/h200/softcluster.sh     # results in $OUT/softcluster/
+#   SOFTCLUSTER_SET=all ...                                # runs 1-2's candidates too (about 70 s)
 #
 # Needs nvcc (sm_90) and ncu; no GoogleTest, no torch, no internet. Every step runs even when an
 # earlier one failed; steps.txt says which failed.
