@@ -429,3 +429,34 @@ def test_c5_persistent_pipelines_equal_the_softsplit_record():
     errors = compare(pairs)
     assert not errors, "\n".join(errors)
     assert len(mine) == len(C5_SPLIT_ROWS) + 1, "a row of the chapter's persistent-block table is not held to the record"
+
+
+# ---- C5, 2026-12-02 (later still): the cluster / split-smem table equals the softcluster record ---
+
+C5_CLUSTER = BENCH / "h200-c5-2026-12-02-cluster.md"
+C5_CLUSTER_ROWS = {  # chapter row (exact first cell) -> the record's row (exact first cell)
+    "`softmax_fast`（65536 列：`smem_rows_kernel<512, 16, 1>`；更长：`block_rows_kernel<512, 4, 16>`）":
+        "`softmax_fast` (65536 columns: `smem_rows_kernel<512, 16, 1>`; longer: `block_rows_kernel<512, 4, 16>`)",
+    "分段，段的一部分放在共享内存，每段 32768 个 float，每个 SM 2 个 block":
+        "split, part of the segment in shared memory, 32768-float segments, 2 blocks a SM "
+        "(`split-smem T1024 r2 s6 seg32768 minb2`)",
+    "同上，每段 16384 个 float，每个 SM 4 个 block":
+        "the same, 16384-float segments, 4 blocks a SM (`split-smem T512 r2 s6 seg16384 minb4`)",
+    "一簇 16 个 block 一行，整段放在片上，常驻的簇依次走过各行":
+        "a cluster of 16 blocks a row, the whole segment on chip, persistent clusters (`cluster T512 cs16 r10 h22 p6`)",
+    "同上，每个 SM 2 个 block，段的大部分从 L2 再读一遍":
+        "the same, 2 blocks a SM, most of the segment read again from L2 (`cluster T512 cs16 r0 h12 p0`)"}
+
+
+def test_c5_cluster_table_equals_the_softcluster_record():
+    mine = mdtables.find(chapter("c5.md"), ["1024×65536", "64×1048576"],
+                         first="簇与每个 SM 多个 block（占拷贝 kernel 的 %，softcluster 第 2 次运行）")
+    bench = mdtables.find(tables(C5_CLUSTER), ["1024×65536", "64×1048576"], first="cluster and split-smem versions, softcluster run 2")
+    assert mine and bench, "the C5 cluster table (chapter §12) or the record's table is missing"
+    assert mine[0][1:] == bench[0][1:], "the shapes differ"
+    pairs = [(f"{key} / {shape}", mdtables.numbers(got), mdtables.numbers(want))
+             for key, bkey in C5_CLUSTER_ROWS.items()
+             for shape, got, want in zip(mine[0][1:], exact_row(mine, key)[1:], exact_row(bench, bkey)[1:])]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+    assert len(mine) == len(C5_CLUSTER_ROWS) + 1, "a row of the chapter's cluster table is not held to the record"
