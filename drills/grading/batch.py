@@ -134,7 +134,7 @@ class Grader:
                 "problem": self.problem.number, "backend": self.backend, "file": str(file), "work": str(work),
                 "src_prefix": str(src), "display_prefix": "", "recipe": self.tmpl.recipe,
                 "reference_capi": str(self.tmpl.reference_capi), "checker": str(self.tmpl.checker),
-                "replay_tool": str(self.tmpl.replay_tool or ""),
+                "replay_tool": str(getattr(self.tmpl, "replay_tool", None) or ""),
                 "timeout": self.args.timeout,
                 "build_timeout": self.args.build_timeout, "limits": self.limits, "perf": True,
                 "extra_shapes": [list(s) for s in self.hidden.shapes], "seed": self.hidden.seed,
