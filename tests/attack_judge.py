@@ -5,6 +5,7 @@ honest wrong file), the result object validated against its schema."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -37,3 +38,15 @@ def judge_attack(number: int, file: Path, attack: str = "", options: tuple = (),
         d = json.loads(p.stdout)
     assert_valid_result(d)
     return d, seconds
+
+
+def attack_file(text: str, attack: Path, path: Path) -> Path:
+    """Write `text` with `attack` included to `path` (rewritten only when it changes). The judge's
+    build is stamped by this file's bytes, not its includes': the attack's version is named in it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    version = hashlib.sha256(attack.read_bytes()).hexdigest()[:16]
+    text = text + f'\n// attacks {version}\n#include "{attack}"\n'
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+    return path
+

@@ -8,13 +8,12 @@ process left behind.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from pathlib import Path
 
 import psutil
 import pytest
-from attack_judge import judge_attack
+from attack_judge import attack_file, judge_attack
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACK = ROOT / "tests" / "attacks" / "forge_results.inc"
@@ -27,13 +26,7 @@ def hostile() -> Path:
     wrong = wrong.replace("void vector_add(const float* a,", "void vector_add_real(const float* a,", 1)
     assert wrong.count("_real(") == 1 and "a[i] - b[i]" in wrong, "the reference changed: update the fixture"
     # a fixed path, rewritten only when it changes: the judge's build of it stays warm between runs
-    path = ROOT / "build" / "attacks" / "c1_vector_add.cu"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # the judge's build is stamped by this file's bytes, not its includes': name the attacks' version
-    version = hashlib.sha256(ATTACK.read_bytes()).hexdigest()[:16]
-    text = wrong + f'\n// attacks {version}\n#include "{ATTACK}"\n'
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+    path = attack_file(wrong, ATTACK, ROOT / "build" / "attacks" / "c1_vector_add.cu")
     judge(path)  # builds it: the time limits below are for warm judge calls
     return path
 

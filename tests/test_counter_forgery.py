@@ -16,11 +16,10 @@ output right so that only the checks stand between it and a pass:
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
-from attack_judge import judge_attack
+from attack_judge import attack_file, judge_attack
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACK = ROOT / "tests" / "attacks" / "forge_counters.inc"
@@ -32,12 +31,7 @@ def forger() -> Path:
     text = (ROOT / "solutions" / "c3_transpose.cu").read_text()
     assert text.count(TILED) == 1, "the reference changed: update the fixture"
     text = text.replace(TILED, TILED.replace("transpose_tiled(", "transpose_tiled_real("))
-    path = ROOT / "build" / "attacks" / "counters" / "c3_transpose.cu"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    version = hashlib.sha256(ATTACK.read_bytes()).hexdigest()[:16]
-    text += f'\n// attacks {version}\n#include "{ATTACK}"\n'
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+    path = attack_file(text, ATTACK, ROOT / "build" / "attacks" / "counters" / "c3_transpose.cu")
     return path
 
 

@@ -15,7 +15,6 @@ in another process, which these tests do not count on.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import socket
@@ -25,7 +24,7 @@ import time
 from pathlib import Path
 
 import pytest
-from attack_judge import judge_attack
+from attack_judge import attack_file, judge_attack
 
 ROOT = Path(__file__).resolve().parent.parent
 ATTACK = ROOT / "tests" / "attacks" / "forge_protocol.inc"
@@ -38,12 +37,7 @@ def forger() -> Path:
     wrong = text.replace(NAIVE_STORE, NAIVE_STORE.replace("= x[", "= -x["), 1)
     wrong = wrong.replace("void transpose_naive(const float* x,", "void transpose_naive_real(const float* x,", 1)
     assert wrong.count("_real(") == 1 and "= -x[" in wrong, "the reference changed: update the fixture"
-    path = ROOT / "build" / "attacks" / "c3_transpose.cu"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    version = hashlib.sha256(ATTACK.read_bytes()).hexdigest()[:16]  # the build is stamped by this file's bytes
-    text = wrong + f'\n// attacks {version}\n#include "{ATTACK}"\n'
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+    path = attack_file(wrong, ATTACK, ROOT / "build" / "attacks" / "c3_transpose.cu")
     return path
 
 

@@ -8,7 +8,6 @@ runs, so it is built once and each test is a warm judge call or one pytest run.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -21,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import kernel_backend, library_for
-from attack_judge import judge_attack
+from attack_judge import attack_file, judge_attack
 
 from drills import manifest
 from drills.pipeline import build as builder
@@ -52,12 +51,7 @@ def hostile(sim) -> tuple[Path, Path]:
     wrong = text.replace("void transpose_naive(const float* x,", "void transpose_naive_real(const float* x,", 1)
     wrong = wrong.replace("void transpose_tiled(const float* x,", "void transpose_tiled_real(const float* x,", 1)
     assert wrong.count("_real(const float* x,") == 2, "the reference changed: update the fixture"
-    path = ROOT / "build" / "attacks" / "c3_transpose.cu"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    version = hashlib.sha256(ATTACK.read_bytes()).hexdigest()[:16]  # the build is stamped by this file's bytes
-    text = wrong + f'\n// attacks {version}\n#include "{ATTACK}"\n'
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+    path = attack_file(wrong, ATTACK, ROOT / "build" / "attacks" / "c3_transpose.cu")
     d, _ = judge(path)  # builds it; without an attack it is just wrong
     assert d["status"] == "fail", d["message"]["en"]
     tiled = [t for t in d["tests"] if t["source"] == "pytest" and "transpose_tiled]" in t["name"]]

@@ -55,8 +55,8 @@ class Template:
     @property
     def replay_tool(self) -> Path | None:
         """drills_sim_replay, built with the template (the simulator backend)."""
-        found = sorted(p for p in (self.tree / "sim").rglob("drills_sim_replay") if p.is_file())
-        return found[0] if found else None
+        tool = self.tree / "sim" / "replay" / "drills_sim_replay"
+        return tool if tool.is_file() else None
 
     @property
     def reference_capi(self) -> Path:

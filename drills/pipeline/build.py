@@ -301,16 +301,20 @@ def missing_symbols(log: str, entry_points) -> list[str]:
     return found
 
 
-def sim_runtime_dir() -> tuple[Path | None, str]:
-    """Build the simulator's runtime library in build/sim (once) and return its folder, or
-    (None, log) when it does not build."""
+def _sim_build(target: str):
+    """(subject, None) once `target` of the simulator is built in build/sim, or (None, log)."""
     from .. import manifest
     problem = min(manifest.load().values(), key=lambda p: p.number)
     subject = subject_for(problem, problem.path("solution"), "sim")
-    outcome = build(subject, ["drills_cudart_sim"])
-    if not outcome.ok:
-        return None, outcome.log
-    return subject.build_dir / "sim" / "runtime", ""
+    outcome = build(subject, [target])
+    return (subject, None) if outcome.ok else (None, outcome.log)
+
+
+def sim_runtime_dir() -> tuple[Path | None, str]:
+    """Build the simulator's runtime library in build/sim (once) and return its folder, or
+    (None, log) when it does not build."""
+    subject, log = _sim_build("drills_cudart_sim")
+    return (subject.build_dir / "sim" / "runtime", "") if subject else (None, log)
 
 
 def sim_replay_tool() -> tuple[Path | None, str]:
@@ -322,13 +326,8 @@ def sim_replay_tool() -> tuple[Path | None, str]:
         path = Path(given)
         return (path, "") if path.is_file() and os.access(path, os.X_OK) else \
             (None, f"DRILLS_SIM_REPLAY_TOOL={given} is not an executable file")
-    from .. import manifest
-    problem = min(manifest.load().values(), key=lambda p: p.number)
-    subject = subject_for(problem, problem.path("solution"), "sim")
-    outcome = build(subject, ["drills_sim_replay"])
-    if not outcome.ok:
-        return None, outcome.log
-    found = sorted((subject.build_dir / "sim").rglob("drills_sim_replay"))
-    found = [f for f in found if f.is_file() and os.access(f, os.X_OK)]
-    return (found[0], "") if found else (None, "drills_sim_replay was built but is not in build/sim")
-
+    subject, log = _sim_build("drills_sim_replay")
+    if subject is None:
+        return None, log
+    tool = subject.build_dir / "sim" / "replay" / "drills_sim_replay"
+    return (tool, "") if tool.is_file() else (None, f"drills_sim_replay was built but {tool} is missing")

@@ -86,6 +86,19 @@ std::string dims(const dim3& d) {
 
 sim::Dim3 to_sim(const dim3& d) { return sim::Dim3{d.x, d.y, d.z}; }
 
+// The report of a launch that never ran: its kernel, its configuration and why.
+void report_not_run(const LaunchKernel& k, dim3 grid, dim3 block, const char* kind, const std::string& why) {
+  sim::LaunchReport r;
+  r.kernel = k.name;
+  r.grid = to_sim(grid);
+  r.block = to_sim(block);
+  sim::SimError err;
+  err.kind = kind;
+  err.message = why;
+  r.errors.push_back(err);
+  report_launch(k.demangled, r);
+}
+
 // A launch the driver refuses: returned at once, like CUDA, and reported for the judge. CUDA 13 on
 // an H200 answers cudaErrorInvalidValue for every refusal checked here: block and grid sizes, the
 // kernel's __launch_bounds__, shared memory (benchmarks/h200-launch-refusals-2026-12-02.md).
@@ -94,15 +107,7 @@ cudaError_t refuse(const LaunchKernel& k, dim3 grid, dim3 block, cudaError_t e,
   fprintf(stderr, "drills-sim: launch of %s <<<%s, %s>>> refused: %s (%s)\n",
           k.demangled.c_str(), dims(grid).c_str(), dims(block).c_str(), why.c_str(),
           launch_error_name(e));
-  sim::LaunchReport r;
-  r.kernel = k.name;
-  r.grid = to_sim(grid);
-  r.block = to_sim(block);
-  sim::SimError err;
-  err.kind = "launch-configuration";
-  err.message = why + " (" + launch_error_name(e) + ")";
-  r.errors.push_back(err);
-  report_launch(k.demangled, r);
+  report_not_run(k, grid, block, "launch-configuration", why + " (" + launch_error_name(e) + ")");
   return e;
 }
 
@@ -164,15 +169,7 @@ cudaError_t check_launch(const LaunchKernel& k, dim3 grid, dim3 block, size_t sh
   if (!missing.empty()) {
     fprintf(stderr, "drills-sim: cannot run kernel %s: %s (cudaErrorInvalidPtx)\n",
             k.demangled.c_str(), missing.c_str());
-    sim::LaunchReport r;
-    r.kernel = k.name;
-    r.grid = to_sim(grid);
-    r.block = to_sim(block);
-    sim::SimError err;
-    err.kind = "unsupported";
-    err.message = missing;
-    r.errors.push_back(err);
-    report_launch(k.demangled, r);
+    report_not_run(k, grid, block, "unsupported", missing);
     report_unsupported(missing);
     return cudaErrorInvalidPtx;
   }
