@@ -482,6 +482,646 @@ void launch_stream_reread(const float* x, float* y, int rows, int cols) {
   }
 }
 
+// pipe_rows_kernel: stream_rows_2bar_kernel (POLL) with three changes, each a MODE bit:
+// - segments is a runtime count and a segment a runtime number of float4 (seg4 <= VPT * THREADS), so
+//   that segments × groups fills every SM (64×1048576 on 132 SMs: 66 segments of 3972 float4, two
+//   groups, where 16384-float chunks made 64 segments, 128 blocks);
+// - DYN (bit 0): a block keeps its segment but takes its rows from the segment's own counter (the
+//   `groups` blocks of a segment share its rows by speed, not every groups-th); a block's rows
+//   increase, so the row it waits for is its oldest and every wait ends (all blocks are resident);
+// - NOEX (bit 1): DIAGNOSTIC, no exchange (each block scales by its own part: wrong results);
+// - the collecting warp reads the next row's parts right after the barrier that ends a round, and
+//   only re-reads the ones that were not there yet a round later (bit 2, EARLY).
+// Its own slots and counters, two banks alternating by launch (g_pipe_calls), each launch clearing
+// the bank the next one uses.
+constexpr int PIPE_MAX_SEGMENTS = 512;
+__device__ unsigned long long g_pipe_parts[2][STREAM_SLOTS];
+__device__ int g_pipe_rows[2][PIPE_MAX_SEGMENTS];  // DYN: each segment's next row
+
+template <int THREADS, int VPT, int AHEAD, int LAG, int MODE>
+__global__ void __launch_bounds__(THREADS, 1)
+    pipe_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int rows, int cols, int segments, int seg4,
+                     int groups, unsigned call) {
+  constexpr bool DYN = MODE & 1, NOEX = MODE & 2, EARLY = MODE & 4;
+  constexpr int STAGES = AHEAD + LAG + 1;
+  constexpr int STAGE = VPT * THREADS;  // float4 a stage
+  constexpr int RING = STAGES + 2;      // rows of the block's units: slot k % RING
+  constexpr int NPOLL = PIPE_MAX_SEGMENTS / 32;
+  extern __shared__ float4 held[];      // STAGES × STAGE float4: element v of thread t at v·THREADS + t
+  __shared__ float own_max[STAGES][THREADS];
+  __shared__ MaxSum slots[THREADS / 32];
+  __shared__ MaxSum total;
+  __shared__ int row_at[RING];
+  __shared__ unsigned ticket;
+  const int t = threadIdx.x;
+  unsigned long long* parts = g_pipe_parts[call & 1];
+  unsigned long long* next = g_pipe_parts[(call + 1) & 1];
+  for (int i = blockIdx.x * THREADS + t; i < STREAM_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  for (int i = blockIdx.x * THREADS + t; i < PIPE_MAX_SEGMENTS; i += gridDim.x * THREADS) g_pipe_rows[(call + 1) & 1][i] = 0;
+  if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const int seg = static_cast<int>(ticket) % segments, group = static_cast<int>(ticket) / segments;
+  const int cols4 = cols / 4, first4 = seg * seg4;
+  const int mine4 = cols4 - first4 < seg4 ? cols4 - first4 : seg4;  // float4 of each row this block holds
+  int* counter = &g_pipe_rows[call & 1][seg];
+  int pending = 0;  // thread 0, DYN: the row taken for the unit after the ring's newest
+  auto take = [&](int k) { return DYN ? atomicAdd(counter, 1) : group + k * groups; };
+  if (t == 0) {
+    for (int k = 0; k <= AHEAD; ++k) row_at[k % RING] = take(k);
+    if (DYN) pending = take(AHEAD + 1);
+  }
+  __syncthreads();
+  auto load = [&](int k) {  // unit k's row into stage k % STAGES; one commit group per call
+    const int r = row_at[k % RING];
+    if (r < rows) {
+      const float4* xr = reinterpret_cast<const float4*>(x + static_cast<int64_t>(r) * cols) + first4;
+      float4* s = held + (k % STAGES) * STAGE;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        const int f = v * THREADS + t;
+        if (f < mine4) {
+          copy16_async(&s[f], reinterpret_cast<const float*>(xr + f));
+        } else {
+          s[f] = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+        }
+      }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  unsigned long long early[NPOLL];  // EARLY: the collecting warp's reads of the next row's parts
+  int early_row = -1;
+  for (int k = 0; k < AHEAD; ++k) load(k);
+  for (int k = 0;; ++k) {
+    const int j = k - LAG;  // the unit to write in this round
+    const int rk = row_at[k % RING], rj = j >= 0 ? row_at[j % RING] : -1;
+    if (j >= 0 && rj >= rows) break;  // rows only grow: nothing left to write
+    load(k + AHEAD);
+    if (t == 0) {  // the unit after next: its row, taken a round ago (slot of unit k - LAG - 2: free)
+      const int r = DYN ? pending : take(k + AHEAD + 1);
+      row_at[(k + AHEAD + 1) % RING] = r;
+      if (DYN) pending = r < rows ? take(0) : r;
+    }
+    if (rk < rows) {
+      asm volatile("cp.async.wait_group %0;" ::"n"(AHEAD) : "memory");  // unit k's copies (this thread's) landed
+      float4* s = held + (k % STAGES) * STAGE;
+      float4 q[VPT];
+      float m = -FLT_MAX, d = 0.0f;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        q[v] = s[v * THREADS + t];
+        m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
+      }
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {  // e^(x - m) back in place, used again for y
+        q[v] = make_float4(__expf(q[v].x - m), __expf(q[v].y - m), __expf(q[v].z - m), __expf(q[v].w - m));
+        d += (q[v].x + q[v].y) + (q[v].z + q[v].w);
+        s[v * THREADS + t] = q[v];
+      }
+      own_max[k % STAGES][t] = m;
+      const MaxSum w = warp_combine(MaxSum{m, d});
+      if (t % 32 == 0) slots[t / 32] = w;
+    }
+    __syncthreads();
+    if (rk < rows && t < 32) {  // warp 0 publishes the block's part of unit k's row
+      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
+      if (NOEX) {
+        if (t == 0) total = p;
+      } else if (t == 0) {
+        *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(rk) * segments + seg]) = pack_part(p);
+      }
+    }
+    if (!NOEX && j >= 0 && t >= 32 && t < 64) {  // warp 1 collects row rj's parts, same order in every block
+      const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(rj) * segments];
+      const int lane = t - 32;
+      unsigned long long v[NPOLL];
+#pragma unroll
+      for (int u = 0; u < NPOLL; ++u) {
+        const int i = lane + 32 * u;
+        v[u] = 0;
+        if (i < segments) v[u] = EARLY && early_row == rj ? early[u] : 0;
+      }
+#pragma unroll
+      for (int u = 0; u < NPOLL; ++u) {  // every missing part requested at once: one trip to L2
+        const int i = lane + 32 * u;
+        if (i < segments && v[u] == 0) v[u] = row_parts[i];
+      }
+      MaxSum p = empty_part();
+#pragma unroll
+      for (int u = 0; u < NPOLL; ++u) {
+        const int i = lane + 32 * u;
+        if (i < segments) {
+          while (v[u] == 0) {
+            __nanosleep(32);
+            v[u] = row_parts[i];
+          }
+          p = combine(p, unpack_part(v[u]));
+        }
+      }
+      p = warp_combine(p);
+      if (t == 32) total = p;
+    }
+    __syncthreads();
+    if (EARLY && !NOEX && t >= 32 && t < 64) {  // the next row to write: its parts requested now
+      const int rn = row_at[(j + 1) % RING];
+      early_row = j + 1 >= 0 && rn < rows ? rn : -1;
+      if (early_row >= 0) {
+        const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(rn) * segments];
+#pragma unroll
+        for (int u = 0; u < NPOLL; ++u) {
+          const int i = t - 32 + 32 * u;
+          early[u] = i < segments ? row_parts[i] : 0;
+        }
+      }
+    }
+    if (j >= 0) {
+      const float4* s = held + (j % STAGES) * STAGE;
+      const float scale = __expf(own_max[j % STAGES][t] - total.m) / total.d;
+      float4* yr = reinterpret_cast<float4*>(y + static_cast<int64_t>(rj) * cols) + first4;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        const int f = v * THREADS + t;
+        const float4 e = s[f];
+        if (f < mine4) yr[f] = make_float4(e.x * scale, e.y * scale, e.z * scale, e.w * scale);
+      }
+    }
+  }
+}
+
+unsigned g_pipe_calls = 0;  // each launch's number: its parity picks the bank
+
+// Segments: the fewest whose blocks, `groups` of each, fill the most SMs (each segment at most a
+// stage); rows in batches that fit the slots. Rows not on 16-byte boundaries, or too wide for the GPU's
+// blocks at once: the split kernel.
+template <int THREADS, int VPT, int AHEAD, int LAG, int MODE>
+void launch_pipe_rows(const float* x, float* y, int rows, int cols) {
+  constexpr int SMEM = (AHEAD + LAG + 1) * VPT * THREADS * 16;
+  const auto kernel = pipe_rows_kernel<THREADS, VPT, AHEAD, LAG, MODE>;
+  static const int resident = [&] {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+    int device = 0, sms = 1, per_sm = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM);
+    return sms * per_sm;
+  }();
+  const int cols4 = cols / 4;
+  const int fewest = (cols4 + VPT * THREADS - 1) / (VPT * THREADS);
+  if (cols % 4 != 0 || fewest > resident || fewest > PIPE_MAX_SEGMENTS) {
+    launch_block_rows<512, 4, 16>(x, y, rows, cols);
+    return;
+  }
+  int segments = fewest;
+  for (int s = fewest; s <= resident && s <= PIPE_MAX_SEGMENTS && s <= 2 * fewest; ++s)
+    if (resident / s * s > resident / segments * segments) segments = s;
+  const int seg4 = (cols4 + segments - 1) / segments;
+  segments = (cols4 + seg4 - 1) / seg4;
+  const int rows_per_launch = STREAM_SLOTS / segments;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    const int groups = resident / segments < n ? resident / segments : n;
+    kernel<<<groups * segments, THREADS, SMEM>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, n, cols, segments,
+                                                 seg4, groups, ++g_pipe_calls);
+  }
+}
+
+// reg_rows_kernel: the two-barrier pipeline with the row that waits for its row-mates held in
+// registers instead of shared memory, so that every shared-memory stage is a load in flight: a
+// thread reads its elements of row k into registers as soon as they land, refills the same slots
+// with row k + AHEAD at once, and writes row k - 1 (kept in registers since the last round) after
+// the exchange. AHEAD stages of VPT·THREADS float4 in shared memory (AHEAD = 3, 64 KB stages: 192 KB
+// in flight a SM, against 64–128 KB in stream_rows_2bar_kernel). Static groups as there. MODE bit 1:
+// DIAGNOSTIC, no exchange. FILL (launcher): segments chosen to fill every SM, else the fewest.
+template <int THREADS, int VPT, int AHEAD, int MODE>
+__global__ void __launch_bounds__(THREADS, 1)
+    reg_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int rows, int cols, int segments, int seg4,
+                    int groups, unsigned call) {
+  constexpr bool NOEX = MODE & 2, ILV = MODE & 4;
+  constexpr int STAGE = VPT * THREADS;
+  extern __shared__ float4 held[];  // AHEAD × STAGE float4: element v of thread t at v·THREADS + t
+  __shared__ MaxSum slots[THREADS / 32];
+  __shared__ MaxSum total;
+  __shared__ unsigned ticket;
+  const int t = threadIdx.x;
+  unsigned long long* parts = g_pipe_parts[call & 1];
+  unsigned long long* next = g_pipe_parts[(call + 1) & 1];
+  for (int i = blockIdx.x * THREADS + t; i < STREAM_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const int seg = static_cast<int>(ticket) % segments, group = static_cast<int>(ticket) / segments;
+  const int n = group < rows ? (rows - 1 - group) / groups + 1 : 0;  // rows group, group + groups, ...
+  const int cols4 = cols / 4, first4 = seg * seg4;
+  const int mine4 = cols4 - first4 < seg4 ? cols4 - first4 : seg4;
+  // ILV: element v of thread t is float4 (v·segments + seg)·THREADS + t of the row: the blocks of a
+  // group read (and write) neighbouring 16·THREADS-byte pieces at once, as the copy kernel's blocks do.
+  auto at = [&](int v) { return ILV ? (v * segments + seg) * THREADS + t - first4 : v * THREADS + t; };
+  auto valid = [&](int v) { return ILV ? first4 + at(v) < cols4 : at(v) < mine4; };
+  auto row_of = [&](int k) { return static_cast<int64_t>(group) + static_cast<int64_t>(k) * groups; };
+  auto load = [&](int k) {  // row k's segment into stage k % AHEAD (this thread's slots); one commit group
+    if (k < n) {
+      const float4* xr = reinterpret_cast<const float4*>(x + row_of(k) * cols) + first4;
+      float4* s = held + (k % AHEAD) * STAGE;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        const int f = v * THREADS + t;
+        if (valid(v)) copy16_async(&s[f], reinterpret_cast<const float*>(xr + at(v)));
+      }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  for (int k = 0; k < AHEAD; ++k) load(k);
+  float4 held_row[VPT];  // row k - 1: e^(x - its own maximum), this thread's elements
+  float held_max = -FLT_MAX;
+  for (int k = 0; k <= n; ++k) {
+    float4 q[VPT];
+    float m = -FLT_MAX;
+    if (k < n) {
+      asm volatile("cp.async.wait_group %0;" ::"n"(AHEAD - 1) : "memory");  // row k's copies (this thread's) landed
+      const float4* s = held + (k % AHEAD) * STAGE;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        const int f = v * THREADS + t;
+        q[v] = valid(v) ? s[f] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+        m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
+      }
+      load(k + AHEAD);  // after m: every element read is in a register
+      float d = 0.0f;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        q[v] = make_float4(__expf(q[v].x - m), __expf(q[v].y - m), __expf(q[v].z - m), __expf(q[v].w - m));
+        d += (q[v].x + q[v].y) + (q[v].z + q[v].w);
+      }
+      const MaxSum w = warp_combine(MaxSum{m, d});
+      if (t % 32 == 0) slots[t / 32] = w;
+    }
+    __syncthreads();
+    if (k < n && t < 32) {  // warp 0 publishes the block's part of row k
+      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
+      if (NOEX) {
+        if (t == 0) total = p;
+      } else if (t == 0) {
+        *reinterpret_cast<volatile unsigned long long*>(&parts[row_of(k) * segments + seg]) = pack_part(p);
+      }
+    }
+    if (!NOEX && k >= 1 && t >= 32 && t < 64) {  // warp 1 collects row k - 1's parts
+      const volatile unsigned long long* row_parts = &parts[row_of(k - 1) * segments];
+      MaxSum p = empty_part();
+      for (int i0 = t - 32; i0 < segments; i0 += 32 * POLL) {
+        unsigned long long v[POLL];
+#pragma unroll
+        for (int u = 0; u < POLL; ++u) v[u] = i0 + 32 * u < segments ? row_parts[i0 + 32 * u] : 0;
+#pragma unroll
+        for (int u = 0; u < POLL; ++u) {
+          if (i0 + 32 * u < segments) {
+            while (v[u] == 0) {
+              __nanosleep(32);
+              v[u] = row_parts[i0 + 32 * u];
+            }
+            p = combine(p, unpack_part(v[u]));
+          }
+        }
+      }
+      p = warp_combine(p);
+      if (t == 32) total = p;
+    }
+    __syncthreads();
+    if (k >= 1) {
+      const float scale = __expf(held_max - total.m) / total.d;
+      float4* yr = reinterpret_cast<float4*>(y + row_of(k - 1) * cols) + first4;
+#pragma unroll
+      for (int v = 0; v < VPT; ++v) {
+        const float4 e = held_row[v];
+        if (valid(v)) yr[at(v)] = make_float4(e.x * scale, e.y * scale, e.z * scale, e.w * scale);
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < VPT; ++v) held_row[v] = q[v];
+    held_max = m;
+  }
+}
+
+template <int THREADS, int VPT, int AHEAD, int MODE, bool FILL>
+void launch_reg_rows(const float* x, float* y, int rows, int cols) {
+  constexpr int SMEM = AHEAD * VPT * THREADS * 16;
+  const auto kernel = reg_rows_kernel<THREADS, VPT, AHEAD, MODE>;
+  static const int resident = [&] {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+    int device = 0, sms = 1, per_sm = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM);
+    return sms * per_sm;
+  }();
+  const int cols4 = cols / 4;
+  const int fewest = (cols4 + VPT * THREADS - 1) / (VPT * THREADS);
+  if (cols % 4 != 0 || fewest > resident) {
+    launch_block_rows<512, 4, 16>(x, y, rows, cols);
+    return;
+  }
+  int segments = fewest;
+  if (FILL)
+    for (int s = fewest; s <= resident && s <= 2 * fewest; ++s)
+      if (resident / s * s > resident / segments * segments) segments = s;
+  const int seg4 = (cols4 + segments - 1) / segments;
+  segments = (cols4 + seg4 - 1) / seg4;
+  const int rows_per_launch = STREAM_SLOTS / segments;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    const int groups = resident / segments < n ? resident / segments : n;
+    kernel<<<groups * segments, THREADS, SMEM>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, n, cols, segments,
+                                                 seg4, groups, ++g_pipe_calls);
+  }
+}
+
+// l2_tasks_kernel: no row held on chip at all. The work of a launch is a sequence of tasks, taken in
+// ticket order by short-lived blocks (the grid is the task count): "stats" of a piece (PIECE floats
+// of a row: its part (m, d), published as one self-flagged 64-bit store) and "write" of a piece
+// (read again, from L2, and y = e^(x - M) / D with the row's (M, D) from every part of its row).
+// Writes trail stats by `lag` pieces, stats and writes alternate, so x is read from DRAM once and
+// again from L2 a few MB later, and any SM takes the next task when it is free (a slow SM takes
+// fewer). A write task waits only for stats tasks with earlier tickets, which never wait: every
+// wait ends. POLICY (L2 eviction hints): 0 none; 1 stats loads evict_last, the write's loads .cs,
+// y .cs; 2 as 1 with the write's loads evict_first; 3 stats loads plain, the write's evict_first,
+// y .cs. NOWAIT: DIAGNOSTIC, write tasks do not wait for the row (wrong results).
+constexpr int L2T_SLOTS = 1 << 16;
+__device__ unsigned long long g_l2t_parts[2][L2T_SLOTS];
+
+__device__ __forceinline__ float4 ld_hint(const float4* p, unsigned long long policy) {
+  float4 v;
+  asm volatile("ld.global.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p), "l"(policy));
+  return v;
+}
+
+template <int THREADS, int VEC, int POLICY, bool NOWAIT>
+__global__ void __launch_bounds__(THREADS)
+    l2_tasks_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, int pieces, int units, int lag,
+                    unsigned call) {
+  constexpr int PIECE4 = THREADS * VEC;  // float4 a piece
+  __shared__ MaxSum slots[THREADS / 32];
+  __shared__ MaxSum total;
+  __shared__ unsigned ticket;
+  const int t = threadIdx.x;
+  unsigned long long* parts = g_l2t_parts[call & 1];
+  unsigned long long* next = g_l2t_parts[(call + 1) & 1];
+  for (int i = blockIdx.x * THREADS + t; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  // tickets: lag stats first, then write(0), stats(lag), write(1), stats(lag + 1), ..., then the last writes
+  const int i = static_cast<int>(ticket);
+  bool write;
+  int unit;
+  if (i < lag) {
+    write = false, unit = i;
+  } else if (i - lag < 2 * (units - lag)) {
+    const int j = i - lag;
+    write = j % 2 == 0, unit = write ? j / 2 : lag + j / 2;
+  } else {
+    write = true, unit = i - lag - (units - lag);
+  }
+  const int row = unit / pieces, piece = unit % pieces;
+  const int cols4 = cols / 4;
+  const float4* xr = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols);
+  float4 q[VEC];
+  if (!write) {
+    unsigned long long policy = 0;
+    if (POLICY == 1 || POLICY == 2) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    float m = -FLT_MAX;
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+      const int f = piece * PIECE4 + v * THREADS + t;
+      q[v] = f < cols4 ? (POLICY == 1 || POLICY == 2 ? ld_hint(xr + f, policy) : xr[f]) : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    }
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
+    float d = 0.0f;
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) d += (__expf(q[v].x - m) + __expf(q[v].y - m)) + (__expf(q[v].z - m) + __expf(q[v].w - m));
+    const MaxSum w = warp_combine(MaxSum{m, d});
+    if (t % 32 == 0) slots[t / 32] = w;
+    __syncthreads();
+    if (t < 32) {
+      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
+      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
+    }
+    return;
+  }
+  unsigned long long policy = 0;
+  if (POLICY >= 2) asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+#pragma unroll
+  for (int v = 0; v < VEC; ++v) {  // in flight while warp 0 collects the row's parts
+    const int f = piece * PIECE4 + v * THREADS + t;
+    q[v] = f >= cols4 ? make_float4(0.f, 0.f, 0.f, 0.f) : POLICY >= 2 ? ld_hint(xr + f, policy) : POLICY == 1 ? __ldcs(xr + f) : xr[f];
+  }
+  if (NOWAIT) {
+    if (t == 0) total = MaxSum{1.0f, 1.0f};
+  } else if (t < 32) {
+    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
+    MaxSum p = empty_part();
+    for (int i0 = t; i0 < pieces; i0 += 32 * POLL) {
+      unsigned long long v[POLL];
+#pragma unroll
+      for (int u = 0; u < POLL; ++u) v[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
+#pragma unroll
+      for (int u = 0; u < POLL; ++u) {
+        if (i0 + 32 * u < pieces) {
+          while (v[u] == 0) {
+            __nanosleep(64);
+            v[u] = row_parts[i0 + 32 * u];
+          }
+          p = combine(p, unpack_part(v[u]));
+        }
+      }
+    }
+    p = warp_combine(p);
+    if (t == 0) total = p;
+  }
+  __syncthreads();
+  const float m = total.m, inv = 1.0f / total.d;
+  float4* yr = reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols);
+#pragma unroll
+  for (int v = 0; v < VEC; ++v) {
+    const int f = piece * PIECE4 + v * THREADS + t;
+    const float4 e = make_float4(__expf(q[v].x - m) * inv, __expf(q[v].y - m) * inv, __expf(q[v].z - m) * inv,
+                                 __expf(q[v].w - m) * inv);
+    if (f < cols4) {
+      if (POLICY) __stcs(yr + f, e); else yr[f] = e;
+    }
+  }
+}
+
+unsigned g_l2t_calls = 0;
+
+// LAGQ: writes trail stats by LAGQ / 4 rows' pieces. OCC: at most OCC blocks a SM (dynamic shared
+// memory that the kernel does not use, only to limit them; 0: no limit).
+template <int THREADS, int VEC, int POLICY, bool NOWAIT, int LAGQ, int OCC>
+void launch_l2_tasks(const float* x, float* y, int rows, int cols) {
+  constexpr int PIECE = THREADS * VEC * 4;
+  constexpr int SMEM = OCC ? 220 * 1024 / OCC : 0;
+  const auto kernel = l2_tasks_kernel<THREADS, VEC, POLICY, NOWAIT>;
+  static const bool ready = [&] {
+    if (SMEM > 48 * 1024) cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+    return true;
+  }();
+  (void)ready;
+  if (cols % 4 != 0) {
+    launch_block_rows<512, 4, 16>(x, y, rows, cols);
+    return;
+  }
+  const int pieces = (cols + PIECE - 1) / PIECE;
+  const int rows_per_launch = L2T_SLOTS / pieces;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    const int units = n * pieces;
+    const int want = (LAGQ * pieces + 3) / 4;
+    const int lag = want < units ? want : units;
+    kernel<<<2 * units, THREADS, SMEM>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, pieces, units, lag,
+                                         ++g_l2t_calls);
+  }
+}
+
+// l2_tasks_kernel with the pieces landing in shared memory (cp.async) instead of registers: a block
+// needs few registers, so OCC blocks of PIECE floats each share a SM (3 × 64 KB: 192 KB of x in flight
+// a SM, against 2 × 64 KB in registers). Stats loads ask L2 to keep x (evict_last), the write's
+// loads to drop it first, y is stored .cs. Same tickets and exchange as l2_tasks_kernel.
+__device__ __forceinline__ void copy16_hint(float4* smem, const float4* gmem, unsigned long long policy) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(a), "l"(gmem), "l"(policy) : "memory");
+}
+
+template <int THREADS, int VEC, bool NOWAIT>
+__global__ void __launch_bounds__(THREADS, 227 * 1024 / (THREADS * VEC * 16 + 1024) < 2048 / THREADS
+                                               ? 227 * 1024 / (THREADS * VEC * 16 + 1024) : 2048 / THREADS)
+    l2s_tasks_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, int pieces, int units, int lag,
+                     unsigned call) {
+  constexpr int PIECE4 = THREADS * VEC;  // float4 a piece
+  extern __shared__ float4 held[];       // PIECE4 float4: element v of thread t at v·THREADS + t
+  __shared__ MaxSum slots[THREADS / 32];
+  __shared__ MaxSum total;
+  __shared__ unsigned ticket;
+  const int t = threadIdx.x;
+  unsigned long long* parts = g_l2t_parts[call & 1];
+  unsigned long long* next = g_l2t_parts[(call + 1) & 1];
+  for (int i = blockIdx.x * THREADS + t; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const int i = static_cast<int>(ticket);
+  bool write;
+  int unit;
+  if (i < lag) {
+    write = false, unit = i;
+  } else if (i - lag < 2 * (units - lag)) {
+    const int j = i - lag;
+    write = j % 2 == 0, unit = write ? j / 2 : lag + j / 2;
+  } else {
+    write = true, unit = i - lag - (units - lag);
+  }
+  const int row = unit / pieces, piece = unit % pieces;
+  const int cols4 = cols / 4;
+  const float4* xr = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols) + piece * PIECE4;
+  const int mine4 = cols4 - piece * PIECE4 < PIECE4 ? cols4 - piece * PIECE4 : PIECE4;
+  unsigned long long policy;
+  if (write) {
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  } else {
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  }
+#pragma unroll
+  for (int v = 0; v < VEC; ++v) {
+    const int f = v * THREADS + t;
+    if (f < mine4) copy16_hint(&held[f], xr + f, policy);
+  }
+  asm volatile("cp.async.commit_group;" ::: "memory");
+  if (!write) {
+    asm volatile("cp.async.wait_all;" ::: "memory");  // only this thread reads its elements: no barrier
+    float m = -FLT_MAX, d = 0.0f;  // two reads of shared memory, not VEC float4 of registers
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+      const int f = v * THREADS + t;
+      if (f < mine4) {
+        const float4 q = held[f];
+        m = fmaxf(fmaxf(fmaxf(m, q.x), fmaxf(q.y, q.z)), q.w);
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+      const int f = v * THREADS + t;
+      if (f < mine4) {
+        const float4 q = held[f];
+        d += (__expf(q.x - m) + __expf(q.y - m)) + (__expf(q.z - m) + __expf(q.w - m));
+      }
+    }
+    const MaxSum w = warp_combine(MaxSum{m, d});
+    if (t % 32 == 0) slots[t / 32] = w;
+    __syncthreads();
+    if (t < 32) {
+      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
+      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
+    }
+    return;
+  }
+  if (NOWAIT) {
+    if (t == 0) total = MaxSum{1.0f, 1.0f};
+  } else if (t < 32) {  // while the piece lands
+    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
+    MaxSum p = empty_part();
+    for (int i0 = t; i0 < pieces; i0 += 32 * POLL) {
+      unsigned long long v[POLL];
+#pragma unroll
+      for (int u = 0; u < POLL; ++u) v[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
+#pragma unroll
+      for (int u = 0; u < POLL; ++u) {
+        if (i0 + 32 * u < pieces) {
+          while (v[u] == 0) {
+            __nanosleep(64);
+            v[u] = row_parts[i0 + 32 * u];
+          }
+          p = combine(p, unpack_part(v[u]));
+        }
+      }
+    }
+    p = warp_combine(p);
+    if (t == 0) total = p;
+  }
+  __syncthreads();
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  const float m = total.m, inv = 1.0f / total.d;
+  float4* yr = reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols) + piece * PIECE4;
+#pragma unroll
+  for (int v = 0; v < VEC; ++v) {
+    const int f = v * THREADS + t;
+    if (f < mine4) {
+      const float4 q = held[f];
+      __stcs(yr + f, make_float4(__expf(q.x - m) * inv, __expf(q.y - m) * inv, __expf(q.z - m) * inv, __expf(q.w - m) * inv));
+    }
+  }
+}
+
+template <int THREADS, int VEC, bool NOWAIT, int LAGQ>
+void launch_l2s_tasks(const float* x, float* y, int rows, int cols) {
+  constexpr int PIECE = THREADS * VEC * 4;
+  constexpr int SMEM = THREADS * VEC * 16;
+  const auto kernel = l2s_tasks_kernel<THREADS, VEC, NOWAIT>;
+  static const bool ready = [&] {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+    return true;
+  }();
+  (void)ready;
+  if (cols % 4 != 0) {
+    launch_block_rows<512, 4, 16>(x, y, rows, cols);
+    return;
+  }
+  const int pieces = (cols + PIECE - 1) / PIECE;
+  const int rows_per_launch = L2T_SLOTS / pieces;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    const int units = n * pieces;
+    const int want = (LAGQ * pieces + 3) / 4;
+    const int lag = want < units ? want : units;
+    kernel<<<2 * units, THREADS, SMEM>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, pieces, units, lag,
+                                         ++g_l2t_calls);
+  }
+}
+
 namespace bench {
 
 #define CHECK_CUDA(call)                                                                           \
@@ -542,18 +1182,72 @@ Cand reread() {
           launch_stream_reread<T, V, A, L>, per_sm * sms};
 }
 
+template <int T, int V, int A, int L, int MODE>
+Cand pipe() {
+  constexpr int SMEM = (A + L + 1) * V * T * 16;
+  auto kernel = pipe_rows_kernel<T, V, A, L, MODE>;
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  std::string name = std::string(MODE & 2 ? "pipe-nowait" : "pipe") + (MODE & 1 ? "-dyn" : "-static") +
+                     (MODE & 4 ? "-early" : "") + " T" + std::to_string(T) + " v" + std::to_string(V) + " a" +
+                     std::to_string(A) + " l" + std::to_string(L);
+  return {name, launch_pipe_rows<T, V, A, L, MODE>, per_sm * sms, !(MODE & 2)};
+}
+
+template <int T, int V, int A, int MODE, bool FILL>
+Cand reg() {
+  constexpr int SMEM = A * V * T * 16;
+  auto kernel = reg_rows_kernel<T, V, A, MODE>;
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  std::string name = std::string(MODE & 2 ? "reg-nowait" : "reg") + (FILL ? "-fill" : "") + (MODE & 4 ? "-ilv" : "") + " T" + std::to_string(T) +
+                     " v" + std::to_string(V) + " a" + std::to_string(A);
+  return {name, launch_reg_rows<T, V, A, MODE, FILL>, per_sm * sms, !(MODE & 2)};
+}
+
+template <int T, int V, int POLICY, int LAGQ, int OCC = 0, bool NOWAIT = false>
+Cand l2t() {
+  char lag[16];
+  std::snprintf(lag, sizeof lag, "%g", LAGQ / 4.0);
+  return {std::string(NOWAIT ? "l2tasks-nowait" : "l2tasks") + " p" + std::to_string(POLICY) + " T" + std::to_string(T) +
+              " v" + std::to_string(V) + " piece" + std::to_string(T * V * 4) + " lag" + lag +
+              (OCC ? " occ" + std::to_string(OCC) : ""),
+          launch_l2_tasks<T, V, POLICY, NOWAIT, LAGQ, OCC>, 0, !NOWAIT};
+}
+
+template <int T, int V, int LAGQ, bool NOWAIT = false>
+Cand l2s() {
+  constexpr int SMEM = T * V * 16;
+  auto kernel = l2s_tasks_kernel<T, V, NOWAIT>;
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
+  int per_sm = 0, sms = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  char lag[16];
+  std::snprintf(lag, sizeof lag, "%g", LAGQ / 4.0);
+  return {std::string(NOWAIT ? "l2smem-nowait" : "l2smem") + " T" + std::to_string(T) + " v" + std::to_string(V) +
+              " piece" + std::to_string(T * V * 4) + " lag" + lag + " occ" + std::to_string(per_sm),
+          launch_l2s_tasks<T, V, NOWAIT, LAGQ>, per_sm * sms, !NOWAIT};
+}
+
 const std::vector<Cand>& candidates() {
   static const std::vector<Cand> all = {
-      stream2bar<512, 8, 1, 1>(),     // the best of runs 1 and 2 (74.8%, 75.3% at 64x1048576)
-      stream2bar<512, 8, 1, 1, 1>(),  // the same with all of a lane's parts read at once
-      stream2bar<1024, 4, 1, 1, 1>(),
-      stream2bar<512, 4, 1, 2, 1>(),
-      stream2bar<512, 4, 2, 2, 1>(),
-      stream2bar<256, 4, 1, 3, 1>(),  // 4096-float chunks, two blocks a SM
-      stream2bar<512, 8, 1, 1, 2>(),  // diagnostics: no exchange (wrong results, timed only)
-      stream2bar<512, 4, 2, 2, 2>(),
-      stream<256, 4, 1, 4>(),         // the one-barrier kernel's best of run 2 (70.7%)
-      stream<512, 4, 2, 3>(),
+      l2s<512, 8, 12>(),           // pieces land in shared memory: 3 blocks a SM
+      l2s<512, 8, 16>(),
+      l2s<512, 8, 20>(),
+      l2s<256, 16, 16>(),
+      l2s<256, 8, 16>(),           // 32 KB pieces, 6 blocks a SM
+      l2s<256, 8, 12>(),
+      l2s<512, 6, 16>(),           // 48 KB pieces, 4 blocks a SM
+      l2s<1024, 4, 16>(),
+      l2s<512, 8, 16, true>(),     // diagnostic: writes do not wait
+      l2t<512, 8, 2, 12>(),        // tasks with pieces in registers (2 blocks a SM)
+      reg<512, 8, 1, 0, false>(),
+      stream2bar<512, 8, 1, 1, 1>(),  // the best before (81.9% at 64x1048576, softsplit run 3)
       {"split block_rows T512 v4 c16", launch_block_rows<512, 4, 16>, 0},
       {"smem_rows K1 T512 c16", launch_smem_rows<512, 16, 1>, 0},
   };

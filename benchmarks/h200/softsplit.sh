@@ -23,7 +23,7 @@
 #   torch.csv    torch.softmax(x, dim=-1) at the 7 perf shapes, same statistic
 #   summary.txt  per shape: copy kernel, then every variant fastest first, % of copy, x torch, check
 #   ncu.csv      Nsight Compute (--clock-control none) at 64x1048576: time, DRAM bytes read/written,
-#                warps active, for softmax_fast
+#                warps active, for softmax_fast and the candidates named in NCU_CANDIDATES (spaces as _)
 set -u
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 OUT="${OUT:-/tmp/out}"
@@ -64,6 +64,8 @@ step info 20 "$B/softsplit_bench" info >> "$R/env.txt" 2>&1
 step time-fast 45 "$B/softsplit_bench" time 30 fast > "$R/time.csv" 2> "$R/time-fast.err"
 if [ "${LIGHT:-0}" != 1 ]; then
   step time-cand 45 bash -o pipefail -c "'$B/softsplit_bench' time 30 cand | tail -n +2" >> "$R/time.csv" 2> "$R/time-cand.err"
+  # again, as a second sample of the same candidates in the same process order (run-to-run spread)
+  [ "${TWICE:-0}" = 1 ] && step time-cand2 45 bash -o pipefail -c "'$B/softsplit_bench' time 30 cand | tail -n +2 | sed 's/,candidate,/,candidate (2nd),/; s/,diagnostic,/,diagnostic (2nd),/'" >> "$R/time.csv" 2> "$R/time-cand2.err"
 fi
 step check 60 "$B/softsplit_bench" check > "$R/check.csv" 2> "$R/check.err"
 
@@ -118,12 +120,13 @@ PY
 }
 step summary 20 bash -c "R='$R'; $(declare -f summarize); summarize" > "$R/summary.txt" 2>&1
 
-METRICS=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size
+METRICS=gpu__time_duration.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size
 run_ncu() {
-  for name in softmax_fast; do
+  for name in softmax_fast ${NCU_CANDIDATES:-}; do
+    [ "$name" != softmax_fast ] && name=${name//_/ }  # candidates' names with _ for spaces
     echo "### $name 64x1048576"
     ncu --clock-control none --csv --launch-skip 1 --launch-count 1 --metrics "$METRICS" \
-      -k regex:'block_rows|stream_rows' "$B/softsplit_bench" one "$name" 64x1048576 2>&1 | grep -v '^==PROF=='
+      -k regex:'block_rows|stream_rows|pipe_rows|reg_rows|l2_tasks' "$B/softsplit_bench" one "$name" 64x1048576 2>&1 | grep -v '^==PROF=='
   done
 }
 [ "${LIGHT:-0}" != 1 ] && step ncu 40 bash -o pipefail -c "B='$B' METRICS='$METRICS'; $(declare -f run_ncu); run_ncu" > "$R/ncu.csv" 2>&1

@@ -960,6 +960,14 @@ void dec_cvta(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   in.fn = h_cvta;
 }
 
+// Cache eviction priorities (L1::evict_*, and L2::evict_* where PTX allows them): hints about what
+// to keep in a cache the simulator does not model; they change no value.
+void eviction_hints(Mods& m) {
+  for (const char* h : {"L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::evict_last",
+                        "L2::evict_normal", "L2::evict_first", "L2::evict_last"})
+    m.has(h);
+}
+
 void dec_ld(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   Mods m(p);
   Space s = space_of(m);
@@ -967,10 +975,12 @@ void dec_ld(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   if (m.has("volatile") || m.has("relaxed") || m.has("acquire")) in.flags |= kVolatile;
   m.has("ca"); m.has("cg"); m.has("cs"); m.has("lu"); m.has("cv"); m.has("gpu"); m.has("sys"); m.has("cta");
   m.has("L1::no_allocate"); m.has("L2::128B"); m.has("L2::256B");
+  eviction_hints(m);
+  const bool hint = m.has("L2::cache_hint");  // its cache-policy operand: a hint, nothing to simulate
   int v = vec_of(m);
   Ty t = m.type(c);
   m.done(c);
-  need(c, p, 2);
+  need(c, p, hint ? 3 : 2);
   in.type = t;
   in.vec = uint8_t(v);
   in.bytes = uint8_t(ty_bytes(t));
@@ -996,10 +1006,13 @@ void dec_st(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   Space s = space_of(m);
   if (m.has("volatile") || m.has("relaxed") || m.has("release")) in.flags |= kVolatile;
   m.has("wb"); m.has("cg"); m.has("cs"); m.has("wt"); m.has("gpu"); m.has("sys"); m.has("cta");
+  m.has("L1::no_allocate");
+  eviction_hints(m);
+  const bool hint = m.has("L2::cache_hint");
   int v = vec_of(m);
   Ty t = m.type(c);
   m.done(c);
-  need(c, p, 2);
+  need(c, p, hint ? 3 : 2);
   in.type = t;
   in.vec = uint8_t(v);
   in.bytes = uint8_t(ty_bytes(t));
@@ -1101,6 +1114,45 @@ void dec_bar(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   if (p.ops[0].kind != Operand::Number) c.unsupported(p, "barrier id in a register");
   in.cls = kBar;
   in.imm = std::stoll(p.ops[0].text);
+}
+// createpolicy: a 64-bit cache policy for the .L2::cache_hint operand of ld, st and cp.async. The
+// simulator has no L2 to steer, so the value only has to be a well-defined 64-bit number: the
+// primary and secondary priorities, one bit for the range form (its address and sizes are
+// checked as operands, not used).
+static void h_policy(Exec&, Warp& w, const Instr& in, uint32_t m) {
+  uint64_t* d = w.reg(in.d[0]);
+  each_lane(m, [&](int l) { d[l] = uint64_t(in.imm); });
+}
+void dec_createpolicy(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
+  Mods m(p);
+  const bool range = m.has("range");
+  if (!range && !m.has("fractional")) c.unsupported(p, "expected .fractional or .range");
+  if (range) m.has("global");
+  static const char* kPriorities[] = {"L2::evict_normal", "L2::evict_first", "L2::evict_last", "L2::evict_unchanged"};
+  int primary = -1, secondary = -1;
+  for (size_t i = 0; i < p.mods.size(); ++i)
+    for (int k = 0; k < 4; ++k)
+      if (p.mods[i] == kPriorities[k]) {
+        (primary < 0 ? primary : secondary) = k;
+        m.used[i] = true;
+      }
+  if (primary < 0 || primary == 3) c.unsupported(p, "primary priority");
+  if (!m.has("b64")) c.unsupported(p, "expected .b64");
+  m.done(c);
+  if (range ? p.ops.size() != 4 : p.ops.size() != 1 && p.ops.size() != 2) c.unsupported(p, "operands");
+  in.d[0] = c.dst(p.ops[0]);
+  in.nd = 1;
+  for (size_t i = 1; i < p.ops.size(); ++i) {
+    if (range && i == 1) {
+      Instr addr;
+      c.addr(p.ops[1], addr);
+    } else if (p.ops[i].kind != Operand::Number && p.ops[i].kind != Operand::Name) {
+      c.unsupported(p, "operands");
+    }
+  }
+  in.imm = int64_t(0x5ca1e00000000000ull | uint64_t(range) << 8 | uint64_t(secondary < 0 ? 0 : secondary + 1) << 4 |
+                   uint64_t(primary));
+  in.fn = h_policy;
 }
 void dec_nop(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   in.cls = kNop;
@@ -1206,7 +1258,8 @@ void dec_match(DecodeCtx& c, const ParsedInstr& p, Instr& in) {
   X(bra, dec_bra) X(call, dec_call) X(ret, dec_ret) X(exit, dec_exit) X(trap, dec_trap)          \
   X(bar, dec_bar) X(barrier, dec_bar) X(membar, dec_nop) X(fence, dec_nop)                       \
   X(nanosleep, dec_sleep) X(prefetch, dec_nop) X(shfl, dec_shfl) X(vote, dec_vote)                 \
-  X(activemask, dec_activemask) X(redux, dec_redux) X(match, dec_match)
+  X(activemask, dec_activemask) X(redux, dec_redux) X(match, dec_match)                         \
+  X(createpolicy, dec_createpolicy)
 
 const std::vector<OpcodeRow>& opcode_table() {
   static const std::vector<OpcodeRow> rows = [] {

@@ -121,8 +121,16 @@ const Case kCases[] = {
     {"mov", R32("mov.u32 %r9, %laneid;"), 0, 0, 0, 0},
     {"ld", "ld.global.u64 %rd10, [%rd0];", 0, 0, 0, 0xabcdef},  // %rd0: this lane's input record
     {"ld", "ld.global.v2.u32 {%r5, %r6}, [%rd0]; cvt.u64.u32 %rd10, %r5;", 0, 0, 0, 0xabcdef},
+    {"ld", "createpolicy.fractional.L2::evict_last.b64 %rd5, 1.0; ld.global.L2::cache_hint.u64 %rd10, [%rd0], %rd5;", 0, 0, 0, 0xabcdef},
+    {"ld", "ld.global.L1::evict_last.u64 %rd10, [%rd0];", 0, 0, 0, 0xabcdef},
     {"ldu", "ldu.global.u64 %rd10, [%rd0];", 0, 0, 0, 0xabcdef},
     {"st", "st.global.u32 [%rd0+8], %r1; ld.global.u64 %rd10, [%rd0+8];", 7, 0x100000000ull, 0, 0x100000007ull},
+    {"st", "createpolicy.fractional.L2::evict_first.b64 %rd5, 0.5; st.global.L2::cache_hint.u32 [%rd0+8], %r1, %rd5; "
+           "ld.global.u64 %rd10, [%rd0+8];", 7, 0x100000000ull, 0, 0x100000007ull},
+    {"createpolicy", "createpolicy.fractional.L2::evict_last.b64 %rd10, 1.0;", 0, 0, 0, 0x5ca1e00000000002ull},
+    {"createpolicy", "createpolicy.fractional.L2::evict_first.L2::evict_unchanged.b64 %rd10;", 0, 0, 0, 0x5ca1e00000000041ull},
+    {"createpolicy", "createpolicy.range.global.L2::evict_last.L2::evict_first.b64 %rd10, [%rd0], 128, 256;", 0, 0, 0,
+     0x5ca1e00000000122ull},
     {"atom", "atom.global.add.u64 %rd5, [%rd0+8], 1; ld.global.u64 %rd10, [%rd0+8]; add.s64 %rd10, %rd10, %rd5;", 0, 5, 0, 11},
     {"red", "red.global.max.u32 [%rd0+8], 9; ld.global.u64 %rd10, [%rd0+8];", 0, 3, 0, 9},
     {"bra", "mov.u64 %rd10, 1; setp.eq.s32 %p1, %r1, 0; @%p1 bra L1; mov.u64 %rd10, 2; L1: add.u64 %rd10, %rd10, 0;", 0, 0, 0, 1},
