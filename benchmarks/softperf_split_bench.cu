@@ -40,13 +40,7 @@ constexpr int STREAM_SLOTS = 1 << 16;
 constexpr int POLL = 8;  // parts a lane of the collecting warp reads at once
 __device__ unsigned long long g_stream_parts[2][STREAM_SLOTS];
 
-__device__ __forceinline__ unsigned long long pack_part(MaxSum p) {
-  return static_cast<unsigned long long>(__float_as_uint(p.d) | 0x80000000u) << 32 | __float_as_uint(p.m);
-}
-
-__device__ __forceinline__ MaxSum unpack_part(unsigned long long v) {
-  return {__uint_as_float(static_cast<unsigned>(v)), __uint_as_float(static_cast<unsigned>(v >> 32) & 0x7fffffffu)};
-}
+// pack_part, unpack_part: the reference's (task-scratch).
 
 template <int THREADS, int VPT, int AHEAD, int LAG>
 __global__ void __launch_bounds__(THREADS, 1)
@@ -1219,6 +1213,12 @@ Cand l2t() {
           launch_l2_tasks<T, V, POLICY, NOWAIT, LAGQ, OCC>, 0, !NOWAIT};
 }
 
+template <int T, int V>
+Cand tasks() {
+  return {"tasks_rows T" + std::to_string(T) + " v" + std::to_string(V) + " piece" + std::to_string(T * V * 4) +
+              " (the reference's)", launch_tasks_rows<T, V>, 0};
+}
+
 template <int T, int V, int LAGQ, bool NOWAIT = false>
 Cand l2s() {
   constexpr int SMEM = T * V * 16;
@@ -1236,17 +1236,10 @@ Cand l2s() {
 
 const std::vector<Cand>& candidates() {
   static const std::vector<Cand> all = {
-      l2s<512, 8, 12>(),           // pieces land in shared memory: 3 blocks a SM
-      l2s<512, 8, 16>(),
-      l2s<512, 8, 20>(),
-      l2s<256, 16, 16>(),
-      l2s<256, 8, 16>(),           // 32 KB pieces, 6 blocks a SM
-      l2s<256, 8, 12>(),
-      l2s<512, 6, 16>(),           // 48 KB pieces, 4 blocks a SM
-      l2s<1024, 4, 16>(),
-      l2s<512, 8, 16, true>(),     // diagnostic: writes do not wait
-      l2t<512, 8, 2, 12>(),        // tasks with pieces in registers (2 blocks a SM)
-      reg<512, 8, 1, 0, false>(),
+      tasks<512, 8>(),             // the reference's tasks_rows_kernel (softmax_fast's, lag: a fifth of L2)
+      l2t<512, 8, 2, 12>(),        // the same in the bench (lag 3 rows)
+      l2t<512, 8, 2, 12, 0, true>(),  // its diagnostic: writes do not wait
+      reg<512, 8, 1, 0, false>(),  // persistent pipeline, the waiting row in registers
       stream2bar<512, 8, 1, 1, 1>(),  // the best before (81.9% at 64x1048576, softsplit run 3)
       {"split block_rows T512 v4 c16", launch_block_rows<512, 4, 16>, 0},
       {"smem_rows K1 T512 c16", launch_smem_rows<512, 16, 1>, 0},
@@ -1326,6 +1319,7 @@ std::vector<float> host_input(int rows, int cols, uint32_t seed, const char* kin
       if (!std::strcmp(kind, "scaled")) v *= 1000.0f;
       if (!std::strcmp(kind, "neginf") && ((r * 31 + c) % 5 == 0 || (rows > 1 && r == rows - 1))) v = -INFINITY;
       if (!std::strcmp(kind, "latemax") && c >= cols - cols / 4) v += 8.0f;
+      if (!std::strcmp(kind, "headinf") && c < cols / 2) v = -INFINITY;  // whole segments and pieces of -inf
     }
   return x;
 }
@@ -1340,7 +1334,7 @@ int check_mode(long long max_elements) {
   // One row; rows that end inside a block's chunk; several groups of blocks (37 rows of 100000: 13
   // chunks of 8192 a row); a row wider than 132 chunks of 8192 (the split takes it).
   const Shape shapes[] = {{1, 65540}, {5, 65540}, {37, 100000}, {3, 1048576}, {2, 1048572}, {2, 1081348}};
-  const char* kinds[] = {"uniform", "scaled", "neginf", "latemax"};
+  const char* kinds[] = {"uniform", "scaled", "neginf", "latemax", "headinf"};
   int failures = 0;
   std::printf("name,shape,inputs,worst_error_over_tolerance,status\n");
   for (const Shape& s : shapes) {

@@ -482,6 +482,130 @@ __global__ void __launch_bounds__(THREADS) ROW_CLUSTER(K)
 }
 // endregion: smem-rows
 
+// ---- 8. rows longer than the GPU holds at once: x kept in L2 between its two reads ----
+
+// region: task-scratch
+// One 64-bit word per piece of the rows of a launch: the piece's part, its sum with the sign bit set
+// (so a published part is never 0) and its maximum. 0 means "not yet": one store publishes both
+// halves, so no fence or flag is needed. Two banks alternate by launch, and each launch clears the
+// bank the next one uses (the launch before it has finished by then).
+constexpr int TASK_SLOTS = 1 << 16;
+__device__ unsigned long long g_task_parts[2][TASK_SLOTS];
+
+__device__ __forceinline__ unsigned long long pack_part(MaxSum p) {
+  return static_cast<unsigned long long>(__float_as_uint(p.d) | 0x80000000u) << 32 | __float_as_uint(p.m);
+}
+__device__ __forceinline__ MaxSum unpack_part(unsigned long long v) {
+  return {__uint_as_float(static_cast<unsigned>(v)), __uint_as_float(static_cast<unsigned>(v >> 32) & 0x7fffffffu)};
+}
+// endregion: task-scratch
+
+// region: task-rows
+// A row of 1048576 floats is 4 MB: no block holds it, and the GPU does not hold 64 of them. So no
+// row stays on chip. The rows are cut into pieces of PIECE4 float4 and the work into two kinds of
+// task per piece: "stats" reads the piece from DRAM and publishes its part; "write" reads it again,
+// `lag` pieces later, when it is still in L2, and writes y with the row's (M, D) from all of the
+// row's parts. Blocks live for one task each and take tasks in ticket order: `lag` stats first, then
+// write 0, stats lag, write 1, stats lag + 1, ..., and the last writes. So x comes from DRAM once,
+// every SM takes the next task when it is free, and a write waits only for stats tasks with earlier
+// tickets (lag >= a row of pieces), which never wait: every wait ends. L2 is told to keep what stats
+// read (evict_last) and to drop what the write reads (evict_first); y is stored .cs (streaming), so
+// it does not push x out either. A piece is VEC float4 a thread in registers, two blocks a SM.
+__device__ __forceinline__ float4 ld_policy(const float4* p, unsigned long long policy) {
+  float4 v;
+  asm volatile("ld.global.L2::cache_hint.v4.f32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p), "l"(policy));
+  return v;
+}
+
+template <int THREADS, int VEC>
+__global__ void __launch_bounds__(THREADS, 2)
+    tasks_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, int pieces, int units, int lag,
+                      unsigned call) {
+  constexpr int PIECE4 = THREADS * VEC;  // float4 a piece: element v of thread t at v·THREADS + t
+  __shared__ MaxSum slots[THREADS / 32];
+  __shared__ MaxSum total;
+  __shared__ unsigned ticket;
+  const int t = threadIdx.x;
+  unsigned long long* parts = g_task_parts[call & 1];
+  unsigned long long* next = g_task_parts[(call + 1) & 1];
+  for (int i = blockIdx.x * THREADS + t; i < TASK_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const int i = static_cast<int>(ticket);
+  bool write;
+  int unit;  // the piece, numbered along the rows
+  if (i < lag) {
+    write = false, unit = i;
+  } else if (i - lag < 2 * (units - lag)) {
+    write = (i - lag) % 2 == 0;
+    unit = write ? (i - lag) / 2 : lag + (i - lag) / 2;
+  } else {
+    write = true, unit = i - units;
+  }
+  const int row = unit / pieces, piece = unit % pieces;
+  const float4* xp = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols) + piece * PIECE4;
+  const int n4 = cols / 4 - piece * PIECE4 < PIECE4 ? cols / 4 - piece * PIECE4 : PIECE4;  // float4 in this piece
+  float4 q[VEC];
+  if (!write) {  // stats: the piece from DRAM, kept in L2 for its second read
+    unsigned long long keep;
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(keep));
+#pragma unroll
+    for (int v = 0; v < VEC; ++v)
+      q[v] = v * THREADS + t < n4 ? ld_policy(xp + v * THREADS + t, keep)
+                                  : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    float m = -FLT_MAX, d = 0.0f;
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) d += (__expf(q[v].x - m) + __expf(q[v].y - m)) + (__expf(q[v].z - m) + __expf(q[v].w - m));
+    const MaxSum w = warp_combine(MaxSum{m, d});
+    if (t % 32 == 0) slots[t / 32] = w;
+    __syncthreads();
+    if (t < 32) {  // warp 0 alone combines the warps' parts: the others are done
+      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
+      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
+    }
+    return;
+  }
+  unsigned long long drop;  // write: the piece again, from L2, dropped first after this read
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(drop));
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    q[v] = v * THREADS + t < n4 ? ld_policy(xp + v * THREADS + t, drop) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (t < 32) {  // warp 0 collects the row's parts while the piece is in flight; every block in the same order
+    constexpr int AT_ONCE = 8;  // words a lane requests before it waits: one trip to L2 for 256 pieces
+    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
+    MaxSum s = empty_part();
+    for (int i0 = t; i0 < pieces; i0 += 32 * AT_ONCE) {
+      unsigned long long w[AT_ONCE];
+#pragma unroll
+      for (int u = 0; u < AT_ONCE; ++u) w[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
+#pragma unroll
+      for (int u = 0; u < AT_ONCE; ++u) {
+        if (i0 + 32 * u < pieces) {
+          while (w[u] == 0) {
+            __nanosleep(64);
+            w[u] = row_parts[i0 + 32 * u];
+          }
+          s = combine(s, unpack_part(w[u]));
+        }
+      }
+    }
+    s = warp_combine(s);
+    if (t == 0) total = s;
+  }
+  __syncthreads();
+  const float m = total.m, inv = 1.0f / total.d;
+  float4* yp = reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols) + piece * PIECE4;
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    if (v * THREADS + t < n4)
+      __stcs(&yp[v * THREADS + t], make_float4(__expf(q[v].x - m) * inv, __expf(q[v].y - m) * inv,
+                                               __expf(q[v].z - m) * inv, __expf(q[v].w - m) * inv));
+}
+// endregion: task-rows
+
 // ---- the upper bound ----
 
 // region: copy-bound
@@ -609,6 +733,36 @@ void launch_smem_rows(const float* x, float* y, int rows, int cols) {
 }
 // endregion: smem-launch
 
+// region: task-launch
+unsigned g_task_calls = 0;  // numbers each launch of the task kernel: its parity picks the bank of slots
+
+// Two tasks a piece, in batches of rows that fit the slots. The lag, in bytes of x between a piece's
+// two reads, is a fifth of L2 (12 MB, 3 rows of 4 MB, on the H200's 60 MB; measured: 2 rows leave
+// writes waiting for their row, 6 push x out of L2 before its second read), and at least a row of
+// pieces, which is what makes every wait end.
+template <int THREADS, int VEC>
+void launch_tasks_rows(const float* x, float* y, int rows, int cols) {
+  constexpr int PIECE = THREADS * VEC * 4;  // floats
+  static const int lag_bytes = [] {
+    int device = 0, l2 = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
+    return l2 / 5;
+  }();
+  const int pieces = (cols + PIECE - 1) / PIECE;
+  const int rows_per_launch = TASK_SLOTS / pieces;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    const int units = n * pieces;
+    int lag = lag_bytes / (PIECE * 4);
+    lag = lag < pieces ? pieces : lag;
+    lag = lag > units ? units : lag;
+    tasks_rows_kernel<THREADS, VEC><<<2 * units, THREADS>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols,
+                                                            pieces, units, lag, ++g_task_calls);
+  }
+}
+// endregion: task-launch
+
 using Launcher = void (*)(const float*, float*, int, int);
 
 // region: dispatch
@@ -632,7 +786,7 @@ constexpr Plan kVec4Plans[] = {
     {16384, launch_block_rows<512, 4, 8>},
     {32768, launch_block_rows<1024, 4, 4>},     // 16384-float segments, two blocks per row
     {65536, launch_smem_rows<512, 16, 1>},      // measured: the whole row in one block, registers + shared memory
-    {1 << 30, launch_block_rows<512, 4, 16>},   // swept: 32768-float segments, several blocks per row
+    {1 << 30, launch_tasks_rows<512, 8>},       // measured: no row on chip, x kept in L2 between its two reads
 };
 // Rows not on 16-byte boundaries but x and y at the same offset: float4 in the middle of each row.
 // Short rows stay scalar (lane groups); longer than one block holds: scalar, split.

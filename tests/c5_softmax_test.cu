@@ -258,6 +258,30 @@ TEST_P(Unaligned, FastMatchesHostReference) {
 
 INSTANTIATE_TEST_SUITE_P(C5, Unaligned, ::testing::Values(Shape{3, 128}, Shape{2, 1024}, Shape{2, 8192}));
 
+// Rows longer than 65536 floats take softmax_fast's task kernel (pieces of a row read twice, the
+// second time from L2, with the row's parts exchanged between blocks): small enough for the
+// simulator, several pieces a row, a last piece cut short, and every kind of input (the -inf rows
+// give pieces that are all -inf inside a finite row, and a row that is all -inf).
+class LongRows : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(LongRows, FastMatchesHostReference) {
+  if (softmax_fast == nullptr) GTEST_SKIP() << "softmax_fast is not defined in this file";
+  const int rows = GetParam().first, cols = GetParam().second;
+  for (const char* kind : kKinds) {
+    std::vector<float> x = make_input(kind, rows, cols, 7);
+    if (std::string(kind) == "neginf")
+      for (int c = 0; c < cols / 2; ++c) x[c] = -INFINITY;  // whole pieces of -inf in row 0
+    bool ran = false;
+    const std::vector<float> got = run(softmax_fast, x, rows, cols, 0, ran);
+    if (!ran) return;
+    Evidence ev;
+    const std::string wrong = compare(x, got, rows, cols, ev);
+    EXPECT_TRUE(wrong.empty()) << "softmax_fast, " << kind << " inputs, " << rows << "x" << cols << ": " << wrong;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(C5, LongRows, ::testing::Values(Shape{1, 65540}, Shape{3, 70000}));
+
 // The copy kernel is the chapter's upper bound; it must copy, or its speed means nothing.
 TEST(C5Copy, CopiesEveryElement) {
   if (copy_vec4 == nullptr) GTEST_SKIP() << "copy_vec4 is not defined in this file";

@@ -19,7 +19,7 @@
 #                host reference, worst error / the tolerance of tests/c5_softmax_test.cu (> 1 fails)
 #   check.csv    softmax_fast and every candidate against the float64 host reference at 1x65540, 5x65540,
 #                37x100000, 3x1048576, 2x1048572, 2x1081348 (uniform, x1000, -inf with an all -inf row,
-#                late maximum), each called twice (both banks of exchange slots)
+#                late maximum, the first half of every row -inf), each called twice (both banks of exchange slots)
 #   torch.csv    torch.softmax(x, dim=-1) at the 7 perf shapes, same statistic
 #   summary.txt  per shape: copy kernel, then every variant fastest first, % of copy, x torch, check
 #   ncu.csv      Nsight Compute (--clock-control none) at 64x1048576: time, DRAM bytes read/written,
@@ -126,7 +126,7 @@ run_ncu() {
     [ "$name" != softmax_fast ] && name=${name//_/ }  # candidates' names with _ for spaces
     echo "### $name 64x1048576"
     ncu --clock-control none --csv --launch-skip 1 --launch-count 1 --metrics "$METRICS" \
-      -k regex:'block_rows|stream_rows|pipe_rows|reg_rows|l2_tasks' "$B/softsplit_bench" one "$name" 64x1048576 2>&1 | grep -v '^==PROF=='
+      -k regex:'block_rows|stream_rows|pipe_rows|reg_rows|l2_tasks|l2s_tasks|tasks_rows' "$B/softsplit_bench" one "$name" 64x1048576 2>&1 | grep -v '^==PROF=='
   done
 }
 [ "${LIGHT:-0}" != 1 ] && step ncu 40 bash -o pipefail -c "B='$B' METRICS='$METRICS'; $(declare -f run_ncu); run_ncu" > "$R/ncu.csv" 2>&1
