@@ -460,3 +460,49 @@ def test_c5_cluster_table_equals_the_softcluster_record():
     errors = compare(pairs)
     assert not errors, "\n".join(errors)
     assert len(mine) == len(C5_CLUSTER_ROWS) + 1, "a row of the chapter's cluster table is not held to the record"
+
+
+# ---- C5, 2026-12-02 (afternoon): the task-kernel tables equal the tasks record -------------------
+
+C5_TASKS = BENCH / "h200-c5-2026-12-02-tasks.md"
+C5_TASKS_ROWS = {  # chapter row (exact first cell) -> the record's row (exact first cell)
+    "`softmax_fast`（65536 列：`smem_rows_kernel<512, 16, 1>`；更长：`tasks_rows_kernel<512, 8>`）":
+        "`softmax_fast` (65536 columns: `smem_rows_kernel<512, 16, 1>`; longer: `tasks_rows_kernel<512, 8>`)",
+    "`tasks_rows_kernel<512, 8>` 本身（`lag` 取 L2 的五分之一）": "`tasks_rows_kernel<512, 8>` alone (lag: a fifth of L2)",
+    "同样的算法，基准里 `lag` 固定为 3 行": "the same in the bench, lag 3 rows (`l2tasks p2 T512 v8 piece16384 lag3`)",
+    "诊断：写出不等自己的行（结果是错的）": "DIAGNOSTIC: the same, writes do not wait for their row",
+    "数据落在共享内存，每个 SM 3 个 block":
+        "pieces landing in shared memory, 3 blocks a SM (`l2smem T512 v8 piece16384 lag3 occ3`)",
+    "常驻 block 的流水线，等待的那一行放在寄存器里": "persistent pipeline, the waiting row in registers (`reg T512 v8 a1`)",
+    "常驻 block 的流水线，成批读各部分（此前最好）":
+        "persistent pipeline, batched part reads (`stream-2bar-poll T512 v8 chunk16384 a1 l1`)",
+    "分段、全局标记交换：`block_rows_kernel<512, 4, 16>`（原来的 `softmax_fast`）":
+        "split, global-flag exchange (`block_rows_kernel<512, 4, 16>`, `softmax_fast` before)"}
+C5_TASKS_JUDGE_ROWS = {"拷贝 kernel，GB/s": "copy kernel, GB/s",
+                       "`torch.softmax`，占拷贝 kernel 的 %": "`torch.softmax`, % copy",
+                       "`softmax_fast`": "`softmax_fast`"}
+C5_SHAPES = ["4096×8192", "16384×16384", "65536×1024", "262144×128", "1024×65536", "64×1048576", "8192×4097"]
+
+
+def _held_to_record(mine, bench, rows, what):
+    assert mine and bench, f"the C5 {what} table (chapter §12) or the record's table is missing"
+    assert mine[0][1:] == bench[0][1:], "the shapes differ"
+    pairs = [(f"{key} / {shape}", mdtables.numbers(got), mdtables.numbers(want))
+             for key, bkey in rows.items()
+             for shape, got, want in zip(mine[0][1:], exact_row(mine, key)[1:], exact_row(bench, bkey)[1:])]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+    assert len(mine) == len(rows) + 1, f"a row of the chapter's {what} table is not held to the record"
+
+
+def test_c5_task_kernel_tables_equal_the_tasks_record():
+    _held_to_record(mdtables.find(chapter("c5.md"), ["1024×65536", "64×1048576"],
+                                  first="不留在片上的任务（占拷贝 kernel 的 %，tasks 第 7 次运行）"),
+                    mdtables.find(tables(C5_TASKS), ["1024×65536", "64×1048576"],
+                                  first="run 7 (% of the copy kernel, two samples)"),
+                    C5_TASKS_ROWS, "task-kernel")
+    _held_to_record(mdtables.find(chapter("c5.md"), C5_SHAPES,
+                                  first="`softmax_fast`，判题程序，tasks 第 7 次运行（占拷贝 kernel 的 % / 是 torch.softmax 的几倍）"),
+                    mdtables.find(tables(C5_TASKS), C5_SHAPES,
+                                  first="judge, run 7 (% of the copy kernel / × torch.softmax)"),
+                    C5_TASKS_JUDGE_ROWS, "task-kernel judge")
