@@ -1,15 +1,16 @@
 // C5, 64×1048576 (issue 11): softmax_fast against the copy kernel at the 7 perf shapes, and
-// candidates for rows longer than one SM holds, all defined here (the reference's softmax_fast keeps
-// block_rows_kernel<512, 4, 16> for them; none of these reached 85% of the copy kernel on the H200):
-// stream_rows_kernel<THREADS, VPT, AHEAD, LAG> (persistent blocks share each row, CHUNK =
-// THREADS·4·VPT floats each, rows in a shared-memory pipeline AHEAD rows deep for loads and LAG rows
-// deep for the exchange), its two-barrier first version, and a variant that writes y from a second
-// read of x from L2; beside the split kernel (block_rows_kernel<512, 4, 16>) and the whole-row block
-// at 1024×65536 (smem_rows_kernel<512, 16, 1>). benchmarks/h200-c5-2026-12-02-split.md has the runs.
+// candidates for rows longer than one SM holds. Persistent-block pipelines (stream_rows_kernel, its
+// two-barrier first version, a version writing y from a second read of x from L2, pipe_rows_kernel
+// with segments filling every SM or rows taken by speed, reg_rows_kernel with the waiting row in
+// registers), task kernels that keep no row on chip (l2_tasks_kernel, pieces in registers;
+// l2s_tasks_kernel, pieces in shared memory), beside the reference's own: the task kernel that
+// softmax_fast now uses for those rows (tasks_rows_kernel), the split kernel it used before
+// (block_rows_kernel<512, 4, 16>) and the whole-row block at 1024×65536 (smem_rows_kernel<512, 16, 1>).
+// benchmarks/h200-c5-2026-12-02-split.md, -cluster.md and -tasks.md have the runs.
 //
 //   nvcc -arch=sm_90 -O3 -std=c++17 -o softperf_split_bench benchmarks/softperf_split_bench.cu
 //   ./softperf_split_bench check [MAX]     every candidate and softmax_fast against a float64 host
-//                                          reference (shapes of at most MAX elements, 4 kinds of input)
+//                                          reference (shapes of at most MAX elements, 5 kinds of input)
 //   ./softperf_split_bench time REPS fast  CSV: copy kernel, cudaMemcpy, softmax_fast at the 7 perf shapes
 //   ./softperf_split_bench time REPS cand  CSV: the same bounds and the candidates at 1024×65536, 64×1048576
 //   ./softperf_split_bench info            SMs, L2, blocks of each candidate the GPU holds at once
