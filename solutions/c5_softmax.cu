@@ -546,33 +546,27 @@ __global__ void __launch_bounds__(THREADS, 2)
   const int row = unit / pieces, piece = unit % pieces;
   const float4* xp = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols) + piece * PIECE4;
   const int n4 = cols / 4 - piece * PIECE4 < PIECE4 ? cols / 4 - piece * PIECE4 : PIECE4;  // float4 in this piece
+  unsigned long long policy;
+  if (write) {
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  } else {
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  }
   float4 q[VEC];
-  if (!write) {  // stats: the piece from DRAM, kept in L2 for its second read
-    unsigned long long keep;
-    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(keep));
 #pragma unroll
-    for (int v = 0; v < VEC; ++v)
-      q[v] = v * THREADS + t < n4 ? ld_policy(xp + v * THREADS + t, keep)
-                                  : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+  for (int v = 0; v < VEC; ++v)
+    q[v] = v * THREADS + t < n4 ? ld_policy(xp + v * THREADS + t, policy)
+                                : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+  if (!write) {
     float m = -FLT_MAX, d = 0.0f;
 #pragma unroll
     for (int v = 0; v < VEC; ++v) m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
 #pragma unroll
     for (int v = 0; v < VEC; ++v) d += (__expf(q[v].x - m) + __expf(q[v].y - m)) + (__expf(q[v].z - m) + __expf(q[v].w - m));
-    const MaxSum w = warp_combine(MaxSum{m, d});
-    if (t % 32 == 0) slots[t / 32] = w;
-    __syncthreads();
-    if (t < 32) {  // warp 0 alone combines the warps' parts: the others are done
-      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
-      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
-    }
+    const MaxSum p = block_combine<THREADS>(MaxSum{m, d}, slots);
+    if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
     return;
   }
-  unsigned long long drop;  // write: the piece again, from L2, dropped first after this read
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(drop));
-#pragma unroll
-  for (int v = 0; v < VEC; ++v)
-    q[v] = v * THREADS + t < n4 ? ld_policy(xp + v * THREADS + t, drop) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   if (t < 32) {  // warp 0 collects the row's parts while the piece is in flight; every block in the same order
     constexpr int AT_ONCE = 8;  // words a lane requests before it waits: one trip to L2 for 256 pieces
     const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
