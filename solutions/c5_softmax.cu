@@ -3,9 +3,10 @@
 // the caller synchronises.
 //
 // Scratch space: when one row is split across several blocks (softmax_split, softmax_fast on long
-// rows), the blocks exchange their parts of the row through fixed __device__ arrays, tagged with a
-// call number, and take their work in order from a ticket counter that resets itself. None of this
-// is safe for calls on several streams at once; the contract has one.
+// rows), the blocks exchange their parts of the row through fixed __device__ arrays (tagged with a
+// call number for the split kernel, in two banks that alternate by launch for the task kernel) and
+// take their work in order from a ticket counter that resets itself. None of this is safe for calls
+// on several streams at once; the contract has one.
 #include <cfloat>
 #include <cstdint>
 #include <cooperative_groups.h>
