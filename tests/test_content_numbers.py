@@ -333,6 +333,17 @@ def exact_row(table, key):
     return rows[0]
 
 
+def _held_to_record(mine, bench, rows, what):
+    assert mine and bench, f"the C5 {what} table (chapter §12) or the record's table is missing"
+    assert mine[0][1:] == bench[0][1:], "the shapes differ"
+    pairs = [(f"{key} / {shape}", mdtables.numbers(got), mdtables.numbers(want))
+             for key, bkey in rows.items()
+             for shape, got, want in zip(mine[0][1:], exact_row(mine, key)[1:], exact_row(bench, bkey)[1:])]
+    errors = compare(pairs)
+    assert not errors, "\n".join(errors)
+    assert len(mine) == len(rows) + 1, f"a row of the chapter's {what} table is not held to the record"
+
+
 def test_c5_ladder_equals_the_projects_run():
     mine = mdtables.find(chapter("c5.md"), ["4096×8192", "8192×4097"], first="写法（占拷贝 kernel 的 % / 是 torch.softmax 的几倍）")
     bench = mdtables.find(tables(C5), ["4096×8192", "8192×4097"], first="variant")
@@ -418,17 +429,10 @@ C5_SPLIT_ROWS = {  # chapter row (exact first cell) -> the record's row (exact f
 
 
 def test_c5_persistent_pipelines_equal_the_softsplit_record():
-    mine = mdtables.find(chapter("c5.md"), ["1024×65536", "64×1048576"],
-                         first="常驻 block 的流水线（占拷贝 kernel 的 %，softsplit 第 2 次运行）")
-    bench = mdtables.find(tables(C5_SPLIT), ["1024×65536", "64×1048576"], first="persistent-block version, softsplit run 2")
-    assert mine and bench, "the C5 persistent-block table (chapter §12) or the record's table is missing"
-    assert mine[0][1:] == bench[0][1:], "the shapes differ"
-    pairs = [(f"{key} / {shape}", mdtables.numbers(got), mdtables.numbers(want))
-             for key, bkey in C5_SPLIT_ROWS.items()
-             for shape, got, want in zip(mine[0][1:], exact_row(mine, key)[1:], exact_row(bench, bkey)[1:])]
-    errors = compare(pairs)
-    assert not errors, "\n".join(errors)
-    assert len(mine) == len(C5_SPLIT_ROWS) + 1, "a row of the chapter's persistent-block table is not held to the record"
+    _held_to_record(mdtables.find(chapter("c5.md"), ["1024×65536", "64×1048576"],
+                                  first="常驻 block 的流水线（占拷贝 kernel 的 %，softsplit 第 2 次运行）"),
+                    mdtables.find(tables(C5_SPLIT), ["1024×65536", "64×1048576"], first="persistent-block version, softsplit run 2"),
+                    C5_SPLIT_ROWS, "persistent-block")
 
 
 # ---- C5, 2026-12-02 (later still): the cluster / split-smem table equals the softcluster record ---
@@ -449,17 +453,11 @@ C5_CLUSTER_ROWS = {  # chapter row (exact first cell) -> the record's row (exact
 
 
 def test_c5_cluster_table_equals_the_softcluster_record():
-    mine = mdtables.find(chapter("c5.md"), ["1024×65536", "64×1048576"],
-                         first="簇与每个 SM 多个 block（占拷贝 kernel 的 %，softcluster 第 2 次运行）")
-    bench = mdtables.find(tables(C5_CLUSTER), ["1024×65536", "64×1048576"], first="cluster and split-smem versions, softcluster run 2")
-    assert mine and bench, "the C5 cluster table (chapter §12) or the record's table is missing"
-    assert mine[0][1:] == bench[0][1:], "the shapes differ"
-    pairs = [(f"{key} / {shape}", mdtables.numbers(got), mdtables.numbers(want))
-             for key, bkey in C5_CLUSTER_ROWS.items()
-             for shape, got, want in zip(mine[0][1:], exact_row(mine, key)[1:], exact_row(bench, bkey)[1:])]
-    errors = compare(pairs)
-    assert not errors, "\n".join(errors)
-    assert len(mine) == len(C5_CLUSTER_ROWS) + 1, "a row of the chapter's cluster table is not held to the record"
+    _held_to_record(mdtables.find(chapter("c5.md"), ["1024×65536", "64×1048576"],
+                                  first="簇与每个 SM 多个 block（占拷贝 kernel 的 %，softcluster 第 2 次运行）"),
+                    mdtables.find(tables(C5_CLUSTER), ["1024×65536", "64×1048576"],
+                                  first="cluster and split-smem versions, softcluster run 2"),
+                    C5_CLUSTER_ROWS, "cluster")
 
 
 # ---- C5, 2026-12-02 (afternoon): the task-kernel tables equal the tasks record -------------------
@@ -482,17 +480,6 @@ C5_TASKS_JUDGE_ROWS = {"拷贝 kernel，GB/s": "copy kernel, GB/s",
                        "`torch.softmax`，占拷贝 kernel 的 %": "`torch.softmax`, % copy",
                        "`softmax_fast`": "`softmax_fast`"}
 C5_SHAPES = ["4096×8192", "16384×16384", "65536×1024", "262144×128", "1024×65536", "64×1048576", "8192×4097"]
-
-
-def _held_to_record(mine, bench, rows, what):
-    assert mine and bench, f"the C5 {what} table (chapter §12) or the record's table is missing"
-    assert mine[0][1:] == bench[0][1:], "the shapes differ"
-    pairs = [(f"{key} / {shape}", mdtables.numbers(got), mdtables.numbers(want))
-             for key, bkey in rows.items()
-             for shape, got, want in zip(mine[0][1:], exact_row(mine, key)[1:], exact_row(bench, bkey)[1:])]
-    errors = compare(pairs)
-    assert not errors, "\n".join(errors)
-    assert len(mine) == len(rows) + 1, f"a row of the chapter's {what} table is not held to the record"
 
 
 def test_c5_task_kernel_tables_equal_the_tasks_record():
