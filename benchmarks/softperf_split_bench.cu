@@ -3,8 +3,12 @@
 // two-barrier first version, a version writing y from a second read of x from L2, pipe_rows_kernel
 // with segments filling every SM or rows taken by speed, reg_rows_kernel with the waiting row in
 // registers), task kernels that keep no row on chip (l2_tasks_kernel, pieces in registers;
-// l2s_tasks_kernel, pieces in shared memory), beside the reference's own: the task kernel that
-// softmax_fast now uses for those rows (tasks_rows_kernel), the split kernel it used before
+// l2s_tasks_kernel, pieces in shared memory; t2_kernel, with knobs for piece size, blocks a SM, the
+// exponential and diagnostics that leave out the wait, the exponentials or the second read; pt_kernel,
+// the same tasks taken by persistent blocks two at a time), diagnostics that measure what the second
+// read costs (taskcopy_kernel: the task blocks copying x, with and without a second read from L2;
+// l2read_kernel: L2's read bandwidth), beside the reference's own: the task kernel that softmax_fast
+// now uses for those rows (tasks_rows_kernel), the split kernel it used before
 // (block_rows_kernel<512, 4, 16>) and the whole-row block at 1024×65536 (smem_rows_kernel<512, 16, 1>).
 // benchmarks/h200-c5-2026-12-02-split.md, -cluster.md and -tasks.md have the runs.
 //
@@ -974,6 +978,352 @@ void launch_l2_tasks(const float* x, float* y, int rows, int cols) {
   }
 }
 
+// t2_kernel: l2_tasks_kernel (POLICY 2) with knobs for the next round (tasks run 8). MINB: blocks a
+// SM that __launch_bounds__ asks for (it caps the registers: 65536 / (THREADS · MINB)). EXP 0:
+// __expf as the reference compiles it (without -ftz, FADD, FMUL, FSETP and two predicated FMULs
+// around MUFU.EX2, for the denormal range); EXP 1: ex2.approx.ftz.f32((x - m) · log2 e), FADD FMUL
+// MUFU (a result below 2^-126 becomes 0: far below the tolerance). Only warp 0 combines the stats
+// part (one barrier). DIAG (DIAGNOSTIC, wrong results; bits): 1 writes do not wait; 2 no exponentials
+// (stats sums x - m, the write stores (x - m) / D); 4 write tasks do not read x again.
+constexpr float LOG2E = 1.4426950408889634f;
+template <int EXP>
+__device__ __forceinline__ float exp_of_diff(float x, float m) {  // e^(x - m)
+  if (EXP == 0) return __expf(x - m);
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"((x - m) * LOG2E));
+  return r;
+}
+
+template <int THREADS, int VEC, int MINB, int EXP, int DIAG, int AT>
+__global__ void __launch_bounds__(THREADS, MINB)
+    t2_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, int pieces, int units, int lag,
+              unsigned call) {
+  constexpr int PIECE4 = THREADS * VEC;
+  __shared__ MaxSum slots[THREADS / 32];
+  __shared__ MaxSum total;
+  __shared__ unsigned ticket;
+  const int t = threadIdx.x;
+  unsigned long long* parts = g_l2t_parts[call & 1];
+  unsigned long long* next = g_l2t_parts[(call + 1) & 1];
+  for (int i = blockIdx.x * THREADS + t; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const int i = static_cast<int>(ticket);
+  bool write;
+  int unit;
+  if (i < lag) {
+    write = false, unit = i;
+  } else if (i - lag < 2 * (units - lag)) {
+    const int j = i - lag;
+    write = j % 2 == 0, unit = write ? j / 2 : lag + j / 2;
+  } else {
+    write = true, unit = i - units;
+  }
+  const int row = unit / pieces, piece = unit % pieces;
+  const int n4 = min(cols / 4 - piece * PIECE4, PIECE4);
+  const float4* xp = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols) + piece * PIECE4;
+  float4 q[VEC];
+  unsigned long long policy;
+  if (!write) {
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+#pragma unroll
+    for (int v = 0; v < VEC; ++v)
+      q[v] = v * THREADS + t < n4 ? ld_hint(xp + v * THREADS + t, policy)
+                                  : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    float m = -FLT_MAX, d = 0.0f;
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
+#pragma unroll
+    for (int v = 0; v < VEC; ++v)
+      d += DIAG & 2 ? ((q[v].x - m) + (q[v].y - m)) + ((q[v].z - m) + (q[v].w - m))
+                    : (exp_of_diff<EXP>(q[v].x, m) + exp_of_diff<EXP>(q[v].y, m)) +
+                          (exp_of_diff<EXP>(q[v].z, m) + exp_of_diff<EXP>(q[v].w, m));
+    const MaxSum w = warp_combine(MaxSum{m, d});
+    if (t % 32 == 0) slots[t / 32] = w;
+    __syncthreads();
+    if (t < 32) {
+      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
+      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
+    }
+    return;
+  }
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    q[v] = DIAG & 4 ? make_float4(t, v, t + v, t - v)
+           : v * THREADS + t < n4 ? ld_hint(xp + v * THREADS + t, policy) : make_float4(0.f, 0.f, 0.f, 0.f);
+  if (DIAG & 1) {
+    if (t == 0) total = MaxSum{1.0f, 1.0f};
+  } else if (t < 32) {
+    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
+    MaxSum p = empty_part();
+    for (int i0 = t; i0 < pieces; i0 += 32 * AT) {
+      unsigned long long w[AT];
+#pragma unroll
+      for (int u = 0; u < AT; ++u) w[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
+#pragma unroll
+      for (int u = 0; u < AT; ++u) {
+        if (i0 + 32 * u < pieces) {
+          while (w[u] == 0) {
+            __nanosleep(64);
+            w[u] = row_parts[i0 + 32 * u];
+          }
+          p = combine(p, unpack_part(w[u]));
+        }
+      }
+    }
+    p = warp_combine(p);
+    if (t == 0) total = p;
+  }
+  __syncthreads();
+  const float m = total.m, inv = 1.0f / total.d;
+  float4* yp = reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols) + piece * PIECE4;
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    if (v * THREADS + t < n4)
+      __stcs(&yp[v * THREADS + t],
+             DIAG & 2 ? make_float4((q[v].x - m) * inv, (q[v].y - m) * inv, (q[v].z - m) * inv, (q[v].w - m) * inv)
+                      : make_float4(exp_of_diff<EXP>(q[v].x, m) * inv, exp_of_diff<EXP>(q[v].y, m) * inv,
+                                    exp_of_diff<EXP>(q[v].z, m) * inv, exp_of_diff<EXP>(q[v].w, m) * inv));
+}
+
+// LAGQ: writes trail stats by LAGQ / 4 rows' pieces (at least a row of pieces).
+template <int THREADS, int VEC, int MINB, int EXP, int DIAG, int LAGQ, int AT>
+void launch_t2(const float* x, float* y, int rows, int cols) {
+  constexpr int PIECE = THREADS * VEC * 4;
+  if (cols % 4 != 0) {
+    launch_block_rows<512, 4, 16>(x, y, rows, cols);
+    return;
+  }
+  const int pieces = (cols + PIECE - 1) / PIECE;
+  const int rows_per_launch = L2T_SLOTS / pieces;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    const int units = n * pieces;
+    int lag = (LAGQ * pieces + 3) / 4;
+    lag = lag < pieces ? pieces : lag;
+    lag = lag > units ? units : lag;
+    t2_kernel<THREADS, VEC, MINB, EXP, DIAG, AT><<<2 * units, THREADS>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols,
+                                                                      cols, pieces, units, lag, ++g_l2t_calls);
+  }
+}
+
+// pt_kernel: the same tasks and tickets, taken by persistent blocks that keep two tasks going: the
+// pieces of the next task are loading while the block works on (or waits for the row of) the current
+// one. Still no co-residency needed: a block takes its tickets in increasing order and works on them
+// in that order; a write waits only for stats with smaller tickets, each taken by a running block
+// before it, which finishes its earlier tickets first (by induction, every ticket finishes). The
+// ticket counter wraps after tasks + gridDim.x takes (every block takes one past the end).
+// DIAG 1: writes do not wait (wrong results).
+__device__ unsigned g_pt_ticket;
+
+template <int THREADS, int VEC>
+__device__ __forceinline__ void pt_load(const float* x, int cols, int pieces, int units, int lag, unsigned i,
+                                        float4 (&q)[VEC], bool& write, int& unit, unsigned long long pol_last,
+                                        unsigned long long pol_first) {
+  constexpr int PIECE4 = THREADS * VEC;
+  const int ii = static_cast<int>(i);
+  if (ii < lag) {
+    write = false, unit = ii;
+  } else if (ii - lag < 2 * (units - lag)) {
+    const int j = ii - lag;
+    write = j % 2 == 0, unit = write ? j / 2 : lag + j / 2;
+  } else {
+    write = true, unit = ii - units;
+  }
+  const int row = unit / pieces, piece = unit % pieces;
+  const int n4 = min(cols / 4 - piece * PIECE4, PIECE4);
+  const float4* xp = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols) + piece * PIECE4;
+  const unsigned long long pol = write ? pol_first : pol_last;
+  const float fill = write ? 0.0f : -INFINITY;
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    q[v] = v * THREADS + threadIdx.x < n4 ? ld_hint(xp + v * THREADS + threadIdx.x, pol) : make_float4(fill, fill, fill, fill);
+}
+
+template <int THREADS, int VEC, int DIAG>
+__device__ __forceinline__ void pt_work(float* y, int cols, int pieces, unsigned long long* parts, bool write, int unit,
+                                        const float4 (&q)[VEC], MaxSum* slots, MaxSum* total) {
+  constexpr int PIECE4 = THREADS * VEC;
+  const int t = threadIdx.x;
+  const int row = unit / pieces, piece = unit % pieces;
+  const int n4 = min(cols / 4 - piece * PIECE4, PIECE4);
+  if (!write) {
+    float m = -FLT_MAX, d = 0.0f;
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
+#pragma unroll
+    for (int v = 0; v < VEC; ++v)
+      d += (exp_of_diff<1>(q[v].x, m) + exp_of_diff<1>(q[v].y, m)) + (exp_of_diff<1>(q[v].z, m) + exp_of_diff<1>(q[v].w, m));
+    const MaxSum w = warp_combine(MaxSum{m, d});
+    if (t % 32 == 0) slots[t / 32] = w;
+    __syncthreads();
+    if (t < 32) {
+      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
+      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
+    }
+    return;
+  }
+  if (DIAG == 1) {
+    if (t == 0) *total = MaxSum{1.0f, 1.0f};
+  } else if (t < 32) {
+    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
+    MaxSum p = empty_part();
+    for (int i0 = t; i0 < pieces; i0 += 32 * 2) {
+      unsigned long long w[2];
+#pragma unroll
+      for (int u = 0; u < 2; ++u) w[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
+#pragma unroll
+      for (int u = 0; u < 2; ++u) {
+        if (i0 + 32 * u < pieces) {
+          while (w[u] == 0) {
+            __nanosleep(64);
+            w[u] = row_parts[i0 + 32 * u];
+          }
+          p = combine(p, unpack_part(w[u]));
+        }
+      }
+    }
+    p = warp_combine(p);
+    if (t == 0) *total = p;
+  }
+  __syncthreads();
+  const float m = total->m, inv = 1.0f / total->d;
+  float4* yp = reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols) + piece * PIECE4;
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    if (v * THREADS + t < n4)
+      __stcs(&yp[v * THREADS + t], make_float4(exp_of_diff<1>(q[v].x, m) * inv, exp_of_diff<1>(q[v].y, m) * inv,
+                                               exp_of_diff<1>(q[v].z, m) * inv, exp_of_diff<1>(q[v].w, m) * inv));
+}
+
+template <int THREADS, int VEC, int MINB, int DIAG>
+__global__ void __launch_bounds__(THREADS, MINB)
+    pt_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, int pieces, int units, int lag,
+              unsigned call) {
+  __shared__ MaxSum slots[THREADS / 32];
+  __shared__ MaxSum total;
+  __shared__ unsigned ticket[2];
+  const unsigned tasks = 2u * units, wrap = tasks + gridDim.x - 1;
+  unsigned long long* parts = g_l2t_parts[call & 1];
+  unsigned long long* next = g_l2t_parts[(call + 1) & 1];
+  for (int i = blockIdx.x * THREADS + threadIdx.x; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long pol_last, pol_first;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol_last));
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol_first));
+  float4 a[VEC], b[VEC];
+  bool wa, wb;
+  int ua, ub;
+  if (threadIdx.x == 0) ticket[0] = atomicInc(&g_pt_ticket, wrap);
+  __syncthreads();
+  unsigned ia = ticket[0], ib;
+  if (ia >= tasks) return;
+  pt_load<THREADS, VEC>(x, cols, pieces, units, lag, ia, a, wa, ua, pol_last, pol_first);
+  while (true) {
+    if (threadIdx.x == 0) ticket[1] = atomicInc(&g_pt_ticket, wrap);
+    __syncthreads();
+    ib = ticket[1];
+    if (ib < tasks) pt_load<THREADS, VEC>(x, cols, pieces, units, lag, ib, b, wb, ub, pol_last, pol_first);
+    pt_work<THREADS, VEC, DIAG>(y, cols, pieces, parts, wa, ua, a, slots, &total);
+    if (ib >= tasks) return;
+    if (threadIdx.x == 0) ticket[0] = atomicInc(&g_pt_ticket, wrap);
+    __syncthreads();
+    ia = ticket[0];
+    if (ia < tasks) pt_load<THREADS, VEC>(x, cols, pieces, units, lag, ia, a, wa, ua, pol_last, pol_first);
+    pt_work<THREADS, VEC, DIAG>(y, cols, pieces, parts, wb, ub, b, slots, &total);
+    if (ia >= tasks) return;
+  }
+}
+
+template <int THREADS, int VEC, int MINB, int DIAG, int LAGQ>
+void launch_pt(const float* x, float* y, int rows, int cols) {
+  constexpr int PIECE = THREADS * VEC * 4;
+  static const int grid = [] {
+    int per_sm = 0, sms = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pt_kernel<THREADS, VEC, MINB, DIAG>, THREADS, 0);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    return per_sm * sms;
+  }();
+  if (cols % 4 != 0) {
+    launch_block_rows<512, 4, 16>(x, y, rows, cols);
+    return;
+  }
+  const int pieces = (cols + PIECE - 1) / PIECE;
+  const int rows_per_launch = L2T_SLOTS / pieces;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    const int units = n * pieces;
+    int lag = (LAGQ * pieces + 3) / 4;
+    lag = lag < pieces ? pieces : lag;
+    lag = lag > units ? units : lag;
+    pt_kernel<THREADS, VEC, MINB, DIAG><<<grid < 2 * units ? grid : 2 * units, THREADS>>>(
+        x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, pieces, units, lag, ++g_l2t_calls);
+  }
+}
+
+// DIAGNOSTIC taskcopy_kernel: the task kernels' blocks (one ticket, a piece in registers, two blocks a
+// SM) copying x to y: what the short-lived-block structure costs without the second read or the math.
+// REREAD: each block also reads the piece LAG pieces back a second time (from L2: the first read was
+// evict_last, this one evict_first) and adds 0 · it to y: the task kernel's L2 traffic (x twice, y
+// once) without its waits or math. Is the second read's cost L2 bandwidth or the blocks' latency?
+template <int THREADS, int VEC, bool REREAD>
+__global__ void __launch_bounds__(THREADS, 2) taskcopy_kernel(const float* __restrict__ x, float* __restrict__ y, int64_t n4, int lag) {
+  __shared__ unsigned ticket;
+  if (threadIdx.x == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  __syncthreads();
+  const int64_t base = static_cast<int64_t>(ticket) * THREADS * VEC;
+  const float4* xp = reinterpret_cast<const float4*>(x) + base;
+  float4* yp = reinterpret_cast<float4*>(y) + base;
+  unsigned long long pol_last, pol_first;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol_last));
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol_first));
+  float4 q[VEC], r[VEC];
+  const int64_t back = static_cast<int64_t>(ticket) >= lag ? -static_cast<int64_t>(lag) * THREADS * VEC : 0;
+#pragma unroll
+  for (int v = 0; v < VEC; ++v) {
+    const bool in = base + v * THREADS + threadIdx.x < n4;
+    q[v] = in ? (REREAD ? ld_hint(xp + v * THREADS + threadIdx.x, pol_last) : xp[v * THREADS + threadIdx.x]) : make_float4(0.f, 0.f, 0.f, 0.f);
+    if (REREAD) r[v] = in && back ? ld_hint(xp + back + v * THREADS + threadIdx.x, pol_first) : make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    if (base + v * THREADS + threadIdx.x < n4) {
+      float4 o = q[v];
+      if (REREAD) o = make_float4(fmaf(0.0f, r[v].x, o.x), fmaf(0.0f, r[v].y, o.y), fmaf(0.0f, r[v].z, o.z), fmaf(0.0f, r[v].w, o.w));
+      __stcs(&yp[v * THREADS + threadIdx.x], o);
+    }
+}
+
+template <int THREADS, int VEC, bool REREAD>
+void launch_taskcopy(const float* x, float* y, int rows, int cols) {
+  const int64_t n4 = static_cast<int64_t>(rows) * cols / 4;
+  const int64_t blocks = (n4 + THREADS * VEC - 1) / (THREADS * VEC);
+  const int lag = static_cast<int>((12 << 20) / (THREADS * VEC * 16));  // 12 MB back, as the task kernel's lag
+  taskcopy_kernel<THREADS, VEC, REREAD><<<static_cast<unsigned>(blocks), THREADS>>>(x, y, n4, lag);
+}
+
+// DIAGNOSTIC l2read_kernel: every SM reading a 12 MB region that L2 holds, float4 loads, two 512-thread
+// blocks a SM, the bytes of x in all: L2's read bandwidth with no DRAM traffic (the sum is stored only
+// so the loads are not removed).
+__global__ void __launch_bounds__(512, 2) l2read_kernel(const float4* __restrict__ x, float* __restrict__ y, int64_t total4, int64_t region4) {
+  float s = 0.0f;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < total4; i += 4 * stride) {
+    float4 a[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) a[u] = x[(i + u * stride) % region4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) s += (a[u].x + a[u].y) + (a[u].z + a[u].w);
+  }
+  if (s == 12345.678f) y[0] = s;
+}
+
+void launch_l2read(const float* x, float* y, int rows, int cols) {
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  l2read_kernel<<<2 * sms, 512>>>(reinterpret_cast<const float4*>(x), y, static_cast<int64_t>(rows) * cols / 4, (12 << 20) / 16);
+}
+
 // l2_tasks_kernel with the pieces landing in shared memory (cp.async) instead of registers: a block
 // needs few registers, so OCC blocks of PIECE floats each share a SM (3 × 64 KB: 192 KB of x in flight
 // a SM, against 2 × 64 KB in registers). Stats loads ask L2 to keep x (evict_last), the write's
@@ -1220,6 +1570,25 @@ Cand tasks() {
               " (the reference's)", launch_tasks_rows<T, V>, 0};
 }
 
+template <int T, int V, int MINB, int EXP, int LAGQ, int DIAG = 0, int AT = 8>
+Cand t2() {
+  char lag[16];
+  std::snprintf(lag, sizeof lag, "%g", LAGQ / 4.0);
+  return {std::string(DIAG ? "t2-diag" + std::to_string(DIAG) : "t2") + " T" + std::to_string(T) + " v" + std::to_string(V) + " b" +
+              std::to_string(MINB) + " e" + std::to_string(EXP) + " piece" + std::to_string(T * V * 4) + " lag" + lag +
+              (AT != 8 ? " at" + std::to_string(AT) : ""),
+          launch_t2<T, V, MINB, EXP, DIAG, LAGQ, AT>, 0, DIAG == 0};
+}
+
+template <int T, int V, int MINB, int DIAG, int LAGQ>
+Cand pt() {
+  char lag[16];
+  std::snprintf(lag, sizeof lag, "%g", LAGQ / 4.0);
+  return {std::string(DIAG ? "pt-nowait" : "pt") + " T" + std::to_string(T) + " v" + std::to_string(V) + " b" +
+              std::to_string(MINB) + " piece" + std::to_string(T * V * 4) + " lag" + lag,
+          launch_pt<T, V, MINB, DIAG, LAGQ>, 0, DIAG == 0};
+}
+
 template <int T, int V, int LAGQ, bool NOWAIT = false>
 Cand l2s() {
   constexpr int SMEM = T * V * 16;
@@ -1236,12 +1605,36 @@ Cand l2s() {
 }
 
 const std::vector<Cand>& candidates() {
+  // Every candidate of runs 8-12 (benchmarks/h200-c5-2026-12-02-tasks.md): each run timed a subset,
+  // named in its time.csv; `one NAME RxC` runs any of them.
   static const std::vector<Cand> all = {
-      tasks<512, 8>(),             // the reference's tasks_rows_kernel (softmax_fast's, lag: a fifth of L2)
-      l2t<512, 8, 2, 12>(),        // the same in the bench (lag 3 rows)
-      l2t<512, 8, 2, 12, 0, true>(),  // its diagnostic: writes do not wait
-      reg<512, 8, 1, 0, false>(),  // persistent pipeline, the waiting row in registers
-      stream2bar<512, 8, 1, 1, 1>(),  // the best before (81.9% at 64x1048576, softsplit run 3)
+      tasks<512, 8>(),                   // the reference's tasks_rows_kernel (softmax_fast's, lag: a fifth of L2)
+      l2t<512, 8, 2, 12>(),              // the best in runs 5-7 (lag 3 rows)
+      t2<512, 8, 2, 0, 12>(),            // l2t with warp 0 alone combining a stats part, two blocks a SM asked for
+      t2<512, 8, 2, 1, 12>(),            // ... and ex2.approx.ftz: the reference's kernel from run 12 on
+      t2<512, 8, 2, 1, 14>(),            // lag 3.5 rows
+      t2<256, 8, 4, 1, 12>(),            // 32 KB pieces, four blocks a SM
+      t2<256, 12, 4, 1, 12, 0, 4>(),     // 48 KB pieces, four blocks a SM (spills 32 bytes)
+      t2<512, 12, 2, 1, 12, 0, 2>(),     // 96 KB pieces, two blocks a SM (spills 32 bytes)
+      t2<1024, 4, 2, 1, 12, 0, 2>(),     // 64 KB pieces of 1024 threads (spills 24 bytes)
+      t2<128, 8, 8, 1, 12>(),            // 16 KB pieces of 128 threads, eight blocks a SM
+      t2<512, 8, 2, 1, 12, 1>(),         // DIAGNOSTIC: writes do not wait
+      t2<512, 8, 2, 1, 12, 2>(),         // DIAGNOSTIC: no exponentials
+      t2<512, 8, 2, 1, 12, 3>(),         // DIAGNOSTIC: no wait, no exponentials
+      t2<512, 8, 2, 1, 12, 5>(),         // DIAGNOSTIC: no wait, no second read
+      t2<512, 8, 2, 1, 12, 7>(),         // DIAGNOSTIC: no wait, no exponentials, no second read
+      pt<512, 8, 1, 0, 12>(),            // persistent blocks, two tasks going: 2 x 64 KB a SM
+      pt<512, 8, 1, 1, 12>(),            // DIAGNOSTIC: the same, writes do not wait
+      pt<256, 8, 2, 0, 12>(),            // 32 KB pieces, two blocks a SM, two tasks each
+      pt<1024, 4, 1, 0, 12>(),           // 64 KB pieces of 1024 threads, two tasks going
+      pt<512, 8, 1, 0, 16>(),            // lag 4 rows
+      pt<512, 8, 1, 0, 10>(),            // lag 2.5 rows
+      {"taskcopy T512 v8", launch_taskcopy<512, 8, false>, 0, false},        // DIAGNOSTIC: the task blocks copying x to y
+      {"taskcopy T512 v4", launch_taskcopy<512, 4, false>, 0, false},        // DIAGNOSTIC: 32 KB pieces
+      {"taskcopy-reread T512 v4", launch_taskcopy<512, 4, true>, 0, false},  // DIAGNOSTIC: ... and reading x again from L2
+      {"taskcopy-reread T256 v8", launch_taskcopy<256, 8, true>, 0, false},  // DIAGNOSTIC: the same, 256 threads
+      {"l2read 12MB", launch_l2read, 0, false},  // DIAGNOSTIC: L2's read bandwidth (x's bytes read from a 12 MB region)
+      reg<512, 8, 1, 0, false>(),        // persistent pipeline, the waiting row in registers
       {"split block_rows T512 v4 c16", launch_block_rows<512, 4, 16>, 0},
       {"smem_rows K1 T512 c16", launch_smem_rows<512, 16, 1>, 0},
   };

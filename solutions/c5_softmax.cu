@@ -489,15 +489,28 @@ __global__ void __launch_bounds__(THREADS) ROW_CLUSTER(K)
 // One 64-bit word per piece of the rows of a launch: the piece's part, its sum with the sign bit set
 // (so a published part is never 0) and its maximum. 0 means "not yet": one store publishes both
 // halves, so no fence or flag is needed. Two banks alternate by launch, and each launch clears the
-// bank the next one uses (the launch before it has finished by then).
+// bank the next one uses (the launch before it has finished by then). The ticket counters alternate
+// the same way: a launch counts up its own and zeroes the next launch's, so a launch of which only
+// some blocks run (the simulator's time model samples blocks) leaves the next one a clean start.
 constexpr int TASK_SLOTS = 1 << 16;
 __device__ unsigned long long g_task_parts[2][TASK_SLOTS];
+__device__ unsigned g_task_tickets[2];
 
 __device__ __forceinline__ unsigned long long pack_part(MaxSum p) {
   return static_cast<unsigned long long>(__float_as_uint(p.d) | 0x80000000u) << 32 | __float_as_uint(p.m);
 }
 __device__ __forceinline__ MaxSum unpack_part(unsigned long long v) {
   return {__uint_as_float(static_cast<unsigned>(v)), __uint_as_float(static_cast<unsigned>(v >> 32) & 0x7fffffffu)};
+}
+
+// e^(x - m) as 2^((x - m) · log2 e) with ex2.approx.ftz. __expf is the same approximation without
+// .ftz, and ptxas keeps its results below 2^-126 with a compare and two predicated multiplies around
+// each MUFU.EX2 (benchmarks/c5_softmax.sass); flushed to 0 instead (within the tolerance's 2^-126
+// term), an exponential is FADD, FMUL, MUFU.EX2.
+__device__ __forceinline__ float exp_diff_ftz(float x, float m) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"((x - m) * 1.4426950408889634f));
+  return r;
 }
 // endregion: task-scratch
 
@@ -531,7 +544,10 @@ __global__ void __launch_bounds__(THREADS, 2)
   unsigned long long* parts = g_task_parts[call & 1];
   unsigned long long* next = g_task_parts[(call + 1) & 1];
   for (int i = blockIdx.x * THREADS + t; i < TASK_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
-  if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
+  if (t == 0) {
+    ticket = atomicAdd(&g_task_tickets[call & 1], 1u);
+    if (blockIdx.x == 0) g_task_tickets[(call + 1) & 1] = 0;
+  }
   __syncthreads();
   const int i = static_cast<int>(ticket);
   bool write;
@@ -547,27 +563,34 @@ __global__ void __launch_bounds__(THREADS, 2)
   const int row = unit / pieces, piece = unit % pieces;
   const float4* xp = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols) + piece * PIECE4;
   const int n4 = cols / 4 - piece * PIECE4 < PIECE4 ? cols / 4 - piece * PIECE4 : PIECE4;  // float4 in this piece
-  unsigned long long policy;
-  if (write) {
-    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-  } else {
-    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-  }
   float4 q[VEC];
+  if (!write) {  // stats: the piece from DRAM, kept in L2 for its second read
+    unsigned long long keep;
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(keep));
 #pragma unroll
-  for (int v = 0; v < VEC; ++v)
-    q[v] = v * THREADS + t < n4 ? ld_policy(xp + v * THREADS + t, policy)
-                                : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-  if (!write) {
+    for (int v = 0; v < VEC; ++v)
+      q[v] = v * THREADS + t < n4 ? ld_policy(xp + v * THREADS + t, keep)
+                                  : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
     float m = -FLT_MAX, d = 0.0f;
 #pragma unroll
     for (int v = 0; v < VEC; ++v) m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
 #pragma unroll
-    for (int v = 0; v < VEC; ++v) d += (__expf(q[v].x - m) + __expf(q[v].y - m)) + (__expf(q[v].z - m) + __expf(q[v].w - m));
-    const MaxSum p = block_combine<THREADS>(MaxSum{m, d}, slots);
-    if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
+    for (int v = 0; v < VEC; ++v)
+      d += (exp_diff_ftz(q[v].x, m) + exp_diff_ftz(q[v].y, m)) + (exp_diff_ftz(q[v].z, m) + exp_diff_ftz(q[v].w, m));
+    const MaxSum w = warp_combine(MaxSum{m, d});
+    if (t % 32 == 0) slots[t / 32] = w;
+    __syncthreads();
+    if (t < 32) {  // warp 0 alone combines the warps' parts: the other warps are done
+      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
+      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
+    }
     return;
   }
+  unsigned long long drop;  // write: the piece again, from L2, dropped first after this read
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(drop));
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    q[v] = v * THREADS + t < n4 ? ld_policy(xp + v * THREADS + t, drop) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   if (t < 32) {  // warp 0 collects the row's parts while the piece is in flight; every block in the same order
     constexpr int AT_ONCE = 8;  // words a lane requests before it waits: one trip to L2 for 256 pieces
     const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
@@ -596,8 +619,8 @@ __global__ void __launch_bounds__(THREADS, 2)
 #pragma unroll
   for (int v = 0; v < VEC; ++v)
     if (v * THREADS + t < n4)
-      __stcs(&yp[v * THREADS + t], make_float4(__expf(q[v].x - m) * inv, __expf(q[v].y - m) * inv,
-                                               __expf(q[v].z - m) * inv, __expf(q[v].w - m) * inv));
+      __stcs(&yp[v * THREADS + t], make_float4(exp_diff_ftz(q[v].x, m) * inv, exp_diff_ftz(q[v].y, m) * inv,
+                                               exp_diff_ftz(q[v].z, m) * inv, exp_diff_ftz(q[v].w, m) * inv));
 }
 // endregion: task-rows
 

@@ -3,7 +3,7 @@
 # defined in the bench (persistent-block pipelines: stream_rows one- and two-barrier versions, with a
 # no-exchange diagnostic; the split kernel; the whole-row block) at 1024x65536 and 64x1048576, each
 # against the copy kernel timed in the same process, with correctness checks.
-# About 90 s on one H200. From the repository root:
+# About 60 s on one H200. From the repository root:
 #
 #   OUT=/some/dir bash benchmarks/h200/softsplit.sh     # results in $OUT/softsplit/
 #   LIGHT=1 ...                                          # no candidates, no ncu: softmax_fast, check, torch
@@ -55,7 +55,7 @@ env_info() {
 }
 step env 30 bash -c "ROOT='$ROOT'; $(declare -f env_info); env_info" > "$R/env.txt" 2>&1
 
-step build 150 nvcc -arch=sm_90 -O3 -std=c++17 -lineinfo -Xptxas -v -o "$B/softsplit_bench" \
+step build 240 nvcc -arch=sm_90 -O3 -std=c++17 -lineinfo -Xptxas -v -o "$B/softsplit_bench" \
   "$ROOT/benchmarks/softperf_split_bench.cu" 2> "$R/ptxas.txt"
 
 step info 20 "$B/softsplit_bench" info >> "$R/env.txt" 2>&1
@@ -63,11 +63,11 @@ step info 20 "$B/softsplit_bench" info >> "$R/env.txt" 2>&1
 # softmax_fast's numbers with it.
 step time-fast 45 "$B/softsplit_bench" time 30 fast > "$R/time.csv" 2> "$R/time-fast.err"
 if [ "${LIGHT:-0}" != 1 ]; then
-  step time-cand 45 bash -o pipefail -c "'$B/softsplit_bench' time 30 cand | tail -n +2" >> "$R/time.csv" 2> "$R/time-cand.err"
+  step time-cand 90 bash -o pipefail -c "'$B/softsplit_bench' time 30 cand | tail -n +2" >> "$R/time.csv" 2> "$R/time-cand.err"
   # again, as a second sample of the same candidates in the same process order (run-to-run spread)
-  [ "${TWICE:-0}" = 1 ] && step time-cand2 45 bash -o pipefail -c "'$B/softsplit_bench' time 30 cand | tail -n +2 | sed 's/,candidate,/,candidate (2nd),/; s/,diagnostic,/,diagnostic (2nd),/'" >> "$R/time.csv" 2> "$R/time-cand2.err"
+  [ "${TWICE:-0}" = 1 ] && step time-cand2 90 bash -o pipefail -c "'$B/softsplit_bench' time 30 cand | tail -n +2 | sed 's/,candidate,/,candidate (2nd),/; s/,diagnostic,/,diagnostic (2nd),/'" >> "$R/time.csv" 2> "$R/time-cand2.err"
 fi
-step check 60 "$B/softsplit_bench" check > "$R/check.csv" 2> "$R/check.err"
+step check 150 "$B/softsplit_bench" check > "$R/check.csv" 2> "$R/check.err"
 
 cat > "$B/torch_softmax.py" <<'PY'
 import torch
@@ -126,10 +126,10 @@ run_ncu() {
     [ "$name" != softmax_fast ] && name=${name//_/ }  # candidates' names with _ for spaces
     echo "### $name 64x1048576"
     ncu --clock-control none --csv --launch-skip 1 --launch-count 1 --metrics "$METRICS" \
-      -k regex:'block_rows|stream_rows|pipe_rows|reg_rows|l2_tasks|l2s_tasks|tasks_rows' "$B/softsplit_bench" one "$name" 64x1048576 2>&1 | grep -v '^==PROF=='
+      -k regex:'block_rows|stream_rows|pipe_rows|reg_rows|l2_tasks|l2s_tasks|tasks_rows|t2_kernel|pt_kernel|taskcopy|l2read' "$B/softsplit_bench" one "$name" 64x1048576 2>&1 | grep -v '^==PROF=='
   done
 }
-[ "${LIGHT:-0}" != 1 ] && step ncu 40 bash -o pipefail -c "B='$B' METRICS='$METRICS'; $(declare -f run_ncu); run_ncu" > "$R/ncu.csv" 2>&1
+[ "${LIGHT:-0}" != 1 ] && step ncu 120 bash -o pipefail -c "B='$B' METRICS='$METRICS'; $(declare -f run_ncu); run_ncu" > "$R/ncu.csv" 2>&1
 
 cat "$R/summary.txt"
 echo "total seconds=$(( $(date +%s) - T0 ))" | tee -a "$STEPS" >&3
