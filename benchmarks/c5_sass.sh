@@ -13,7 +13,7 @@ version=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
 {
   echo "// solutions/c5_softmax.cu, nvcc $version -arch=sm_90 -O3 -cubin; cuobjdump -sass"
   echo "// produced by benchmarks/c5_sass.sh on $(date -u +%Y-%m-%d); encodings and blank lines removed"
-  for k in 12naive_kernel 13online_kernel 18lane_groups_kernelILi16ELi4ELi2E 17block_rows_kernelILi1024ELi4ELi4E; do
+  for k in 12naive_kernel 13online_kernel 18lane_groups_kernelILi16ELi4ELi2E 17block_rows_kernelILi1024ELi4ELi4E 17tasks_rows_kernelILi512ELi8E; do
     awk -v k="$k" '/Function :/ {on = index($0, k) > 0} on' "$tmp/k.sass" |
       sed -e 's#/\* 0x[0-9a-f]* \*/##' -e 's/[[:space:]]*$//' | grep -v '^[[:space:]]*$'
   done

@@ -5,7 +5,8 @@
 // registers), task kernels that keep no row on chip (l2_tasks_kernel, pieces in registers;
 // l2s_tasks_kernel, pieces in shared memory; t2_kernel, with knobs for piece size, blocks a SM, the
 // exponential and diagnostics that leave out the wait, the exponentials or the second read; pt_kernel,
-// the same tasks taken by persistent blocks two at a time), diagnostics that measure what the second
+// the same tasks taken by persistent blocks two at a time; hy_kernel, the last pieces of each row held
+// in registers instead of read again), diagnostics that measure what the second
 // read costs (taskcopy_kernel: the task blocks copying x, with and without a second read from L2;
 // l2read_kernel: L2's read bandwidth), beside the reference's own: the task kernel that softmax_fast
 // now uses for those rows (tasks_rows_kernel), the split kernel it used before
@@ -1108,6 +1109,139 @@ void launch_t2(const float* x, float* y, int rows, int cols) {
   }
 }
 
+// hy_kernel: t2_kernel where the last HOLD pieces of every row are one task each, not two: the block
+// that reads such a piece for its stats keeps it in registers, waits for its row's parts and writes y
+// from them, so only the other pieces are read a second time (from L2). The order of the tickets:
+// stats of unit s, then the write of unit s - lag when that is not a held piece, for s = 0, 1, ...;
+// then the last writes. A held piece waits for parts of its own row only; those with later tickets
+// are the row's other held pieces, which publish before they wait: at most HOLD blocks wait on
+// tickets not yet taken, so HOLD blocks resident at once (the launcher checks) end every wait.
+__device__ __forceinline__ int hy_writes_before(int n, int pieces, int hold) {  // writes of units [0, n)
+  return n / pieces * (pieces - hold) + min(n % pieces, pieces - hold);
+}
+
+template <int THREADS, int VEC, int HOLD_DIAG>
+__global__ void __launch_bounds__(THREADS, 2)
+    hy_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, int pieces, int units, int lag, int hold,
+              unsigned call) {
+  constexpr int PIECE4 = THREADS * VEC;
+  __shared__ MaxSum slots[THREADS / 32];
+  __shared__ MaxSum total;
+  __shared__ int task[2];  // unit, kind (0 stats, 1 write, 2 held)
+  const int t = threadIdx.x;
+  unsigned long long* parts = g_l2t_parts[call & 1];
+  unsigned long long* next = g_l2t_parts[(call + 1) & 1];
+  for (int i = blockIdx.x * THREADS + t; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  if (t == 0) {
+    const int i = static_cast<int>(atomicInc(&g_ticket, gridDim.x - 1));
+    // g(s) = tickets before the pair of step s; the largest s with g(s) <= i
+    auto g = [&](int st) { return min(st, units) + hy_writes_before(max(0, min(st - lag, units)), pieces, hold); };
+    int lo = 0, hi = units + lag - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (g(mid) <= i) lo = mid; else hi = mid - 1;
+    }
+    const int o = i - g(lo);
+    if (lo < units && o == 0) {
+      task[0] = lo, task[1] = lo % pieces >= pieces - hold ? 2 : 0;
+    } else {
+      task[0] = lo - lag, task[1] = 1;
+    }
+  }
+  __syncthreads();
+  const int unit = task[0], kind = task[1];
+  const int row = unit / pieces, piece = unit % pieces;
+  const int n4 = min(cols / 4 - piece * PIECE4, PIECE4);
+  const float4* xp = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols) + piece * PIECE4;
+  float4 q[VEC];
+  unsigned long long policy;
+  if (kind != 1) {
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    if (kind == 2) asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+#pragma unroll
+    for (int v = 0; v < VEC; ++v)
+      q[v] = v * THREADS + t < n4 ? ld_hint(xp + v * THREADS + t, policy)
+                                  : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    float m = -FLT_MAX, d = 0.0f;
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
+#pragma unroll
+    for (int v = 0; v < VEC; ++v)
+      d += (exp_of_diff<1>(q[v].x, m) + exp_of_diff<1>(q[v].y, m)) + (exp_of_diff<1>(q[v].z, m) + exp_of_diff<1>(q[v].w, m));
+    const MaxSum w = warp_combine(MaxSum{m, d});
+    if (t % 32 == 0) slots[t / 32] = w;
+    __syncthreads();
+    if (t < 32) {
+      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
+      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
+    }
+    if (kind == 0) return;
+  } else {
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+#pragma unroll
+    for (int v = 0; v < VEC; ++v)
+      q[v] = v * THREADS + t < n4 ? ld_hint(xp + v * THREADS + t, policy) : make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+  if (t < 32) {
+    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
+    MaxSum p = empty_part();
+    for (int i0 = t; i0 < pieces; i0 += 32 * POLL) {
+      unsigned long long w[POLL];
+#pragma unroll
+      for (int u = 0; u < POLL; ++u) w[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
+#pragma unroll
+      for (int u = 0; u < POLL; ++u) {
+        if (i0 + 32 * u < pieces) {
+          while (w[u] == 0) {
+            __nanosleep(64);
+            w[u] = row_parts[i0 + 32 * u];
+          }
+          p = combine(p, unpack_part(w[u]));
+        }
+      }
+    }
+    p = warp_combine(p);
+    if (t == 0) total = p;
+  }
+  __syncthreads();
+  const float m = total.m, inv = 1.0f / total.d;
+  float4* yp = reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols) + piece * PIECE4;
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    if (v * THREADS + t < n4)
+      __stcs(&yp[v * THREADS + t], make_float4(exp_of_diff<1>(q[v].x, m) * inv, exp_of_diff<1>(q[v].y, m) * inv,
+                                               exp_of_diff<1>(q[v].z, m) * inv, exp_of_diff<1>(q[v].w, m) * inv));
+}
+
+// HOLD: pieces of each row held (at most the row's pieces and the blocks resident at once).
+template <int THREADS, int VEC, int HOLD, int LAGQ>
+void launch_hy(const float* x, float* y, int rows, int cols) {
+  constexpr int PIECE = THREADS * VEC * 4;
+  static const int resident = [] {
+    int per_sm = 0, sms = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hy_kernel<THREADS, VEC, 0>, THREADS, 0);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    return per_sm * sms;
+  }();
+  if (cols % 4 != 0) {
+    launch_block_rows<512, 4, 16>(x, y, rows, cols);
+    return;
+  }
+  const int pieces = (cols + PIECE - 1) / PIECE;
+  const int hold = min(min(HOLD, pieces), resident);
+  const int rows_per_launch = L2T_SLOTS / pieces;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
+    const int units = n * pieces;
+    int lag = (LAGQ * pieces + 3) / 4;
+    lag = lag < pieces ? pieces : lag;
+    lag = lag > units ? units : lag;
+    const int tasks = units + n * (pieces - hold);
+    hy_kernel<THREADS, VEC, 0><<<tasks, THREADS>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, pieces, units,
+                                                   lag, hold, ++g_l2t_calls);
+  }
+}
+
 // pt_kernel: the same tasks and tickets, taken by persistent blocks that keep two tasks going: the
 // pieces of the next task are loading while the block works on (or waits for the row of) the current
 // one. Still no co-residency needed: a block takes its tickets in increasing order and works on them
@@ -1580,6 +1714,15 @@ Cand t2() {
           launch_t2<T, V, MINB, EXP, DIAG, LAGQ, AT>, 0, DIAG == 0};
 }
 
+template <int T, int V, int HOLD, int LAGQ>
+Cand hy() {
+  char lag[16];
+  std::snprintf(lag, sizeof lag, "%g", LAGQ / 4.0);
+  return {"hy T" + std::to_string(T) + " v" + std::to_string(V) + " hold" + std::to_string(HOLD) + " piece" +
+              std::to_string(T * V * 4) + " lag" + lag,
+          launch_hy<T, V, HOLD, LAGQ>, 0};
+}
+
 template <int T, int V, int MINB, int DIAG, int LAGQ>
 Cand pt() {
   char lag[16];
@@ -1623,6 +1766,12 @@ const std::vector<Cand>& candidates() {
       t2<512, 8, 2, 1, 12, 3>(),         // DIAGNOSTIC: no wait, no exponentials
       t2<512, 8, 2, 1, 12, 5>(),         // DIAGNOSTIC: no wait, no second read
       t2<512, 8, 2, 1, 12, 7>(),         // DIAGNOSTIC: no wait, no exponentials, no second read
+      hy<512, 8, 8, 12>(),               // the last 8 pieces of every row held, not read again
+      hy<512, 8, 16, 12>(),              // 16 held
+      hy<512, 8, 32, 12>(),              // 32 held
+      hy<512, 8, 48, 12>(),              // 48 held
+      hy<512, 8, 64, 12>(),              // every piece held: no second read at all
+      hy<512, 8, 32, 8>(),               // 32 held, lag 2 rows
       pt<512, 8, 1, 0, 12>(),            // persistent blocks, two tasks going: 2 x 64 KB a SM
       pt<512, 8, 1, 1, 12>(),            // DIAGNOSTIC: the same, writes do not wait
       pt<256, 8, 2, 0, 12>(),            // 32 KB pieces, two blocks a SM, two tasks each

@@ -489,7 +489,30 @@ def test_c5_task_kernel_tables_equal_the_tasks_record():
                                   first="run 7 (% of the copy kernel, two samples)"),
                     C5_TASKS_ROWS, "task-kernel")
     _held_to_record(mdtables.find(chapter("c5.md"), C5_SHAPES,
-                                  first="`softmax_fast`，判题程序，tasks 第 7 次运行（占拷贝 kernel 的 % / 是 torch.softmax 的几倍）"),
+                                  first="`softmax_fast`，判题程序，tasks 第 12 次运行（占拷贝 kernel 的 % / 是 torch.softmax 的几倍）"),
                     mdtables.find(tables(C5_TASKS), C5_SHAPES,
-                                  first="judge, run 7 (% of the copy kernel / × torch.softmax)"),
+                                  first="judge, run 12 (% of the copy kernel / × torch.softmax)"),
                     C5_TASKS_JUDGE_ROWS, "task-kernel judge")
+
+
+C5_TASKS_PARTS_ROWS = {  # the diagnostics of tasks run 13: chapter row (exact first cell) -> the record's row
+    "`tasks_rows_kernel<512, 8>`（参考实现，什么都不少）": "`tasks_rows_kernel<512, 8>` (the reference's, everything)",
+    "不算指数（`t2-diag2`，结果错误）": "no exponentials (`t2-diag2`, wrong results)",
+    "写出不等自己的行（`t2-diag1`，结果错误）": "writes do not wait for their row (`t2-diag1`, wrong results)",
+    "不等，写出也不再读 x（`t2-diag5`，结果错误）":
+        "no wait, and the write does not read x again (`t2-diag5`, wrong results)",
+    "同样的 block 和票号，只把 x 拷到 y（`taskcopy T512 v4`）":
+        "the same blocks and tickets copying x to y (`taskcopy T512 v4`)",
+    "……再从 L2 把 12 MB 之前的 x 读一遍（`taskcopy-reread T512 v4`）":
+        "… and reading x a second time from L2, 12 MB back (`taskcopy-reread T512 v4`)",
+    "每行 64 块里最后 8 块留在寄存器里，不再读（`hy … hold8`）":
+        "the last 8 of a row's 64 pieces held in registers, not read again (`hy … hold8`)",
+    "每一块都留着（`hy … hold64`）": "every piece held (`hy … hold64`)",
+}
+
+
+def test_c5_task_kernel_diagnostics_equal_the_tasks_record():
+    _held_to_record(mdtables.find(chapter("c5.md"), ["64×1048576"],
+                                  first="拆开看任务 kernel（占拷贝 kernel 的 %，tasks 第 13 次运行，两次采样）"),
+                    mdtables.find(tables(C5_TASKS), ["64×1048576"], first="run 13 (% of the copy kernel, two samples)"),
+                    C5_TASKS_PARTS_ROWS, "task-kernel diagnostics")

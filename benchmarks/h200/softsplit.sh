@@ -126,7 +126,7 @@ run_ncu() {
     [ "$name" != softmax_fast ] && name=${name//_/ }  # candidates' names with _ for spaces
     echo "### $name 64x1048576"
     ncu --clock-control none --csv --launch-skip 1 --launch-count 1 --metrics "$METRICS" \
-      -k regex:'block_rows|stream_rows|pipe_rows|reg_rows|l2_tasks|l2s_tasks|tasks_rows|t2_kernel|pt_kernel|taskcopy|l2read' "$B/softsplit_bench" one "$name" 64x1048576 2>&1 | grep -v '^==PROF=='
+      -k regex:'block_rows|stream_rows|pipe_rows|reg_rows|l2_tasks|l2s_tasks|tasks_rows|t2_kernel|pt_kernel|hy_kernel|taskcopy|l2read' "$B/softsplit_bench" one "$name" 64x1048576 2>&1 | grep -v '^==PROF=='
   done
 }
 [ "${LIGHT:-0}" != 1 ] && step ncu 120 bash -o pipefail -c "B='$B' METRICS='$METRICS'; $(declare -f run_ncu); run_ncu" > "$R/ncu.csv" 2>&1
