@@ -164,11 +164,7 @@ void launch_stream_rows(const float* x, float* y, int rows, int cols) {
   const auto kernel = stream_rows_kernel<THREADS, VPT, AHEAD, LAG>;
   static const int resident = [&] {
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-    int device = 0, sms = 1, per_sm = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM);
-    return sms * per_sm;
+    return resident_blocks(kernel, THREADS, SMEM);
   }();
   const int segments = (cols + CHUNK - 1) / CHUNK;
   if (segments > resident || segments > STREAM_SLOTS) {
@@ -321,11 +317,7 @@ void launch_stream_rows_2bar(const float* x, float* y, int rows, int cols) {
   const auto kernel = stream_rows_2bar_kernel<THREADS, VPT, AHEAD, LAG, MODE>;
   static const int resident = [&] {
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-    int device = 0, sms = 1, per_sm = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM);
-    return sms * per_sm;
+    return resident_blocks(kernel, THREADS, SMEM);
   }();
   const int segments = (cols + CHUNK - 1) / CHUNK;
   if (segments > resident || segments > STREAM_SLOTS) {
@@ -462,11 +454,7 @@ void launch_stream_reread(const float* x, float* y, int rows, int cols) {
   const auto kernel = stream_reread_kernel<THREADS, VPT, AHEAD, LAG>;
   static const int resident = [&] {
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-    int device = 0, sms = 1, per_sm = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM);
-    return sms * per_sm;
+    return resident_blocks(kernel, THREADS, SMEM);
   }();
   const int segments = (cols + CHUNK - 1) / CHUNK;
   if (segments > resident || segments > STREAM_SLOTS) {
@@ -658,11 +646,7 @@ void launch_pipe_rows(const float* x, float* y, int rows, int cols) {
   const auto kernel = pipe_rows_kernel<THREADS, VPT, AHEAD, LAG, MODE>;
   static const int resident = [&] {
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-    int device = 0, sms = 1, per_sm = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM);
-    return sms * per_sm;
+    return resident_blocks(kernel, THREADS, SMEM);
   }();
   const int cols4 = cols / 4;
   const int fewest = (cols4 + VPT * THREADS - 1) / (VPT * THREADS);
@@ -805,11 +789,7 @@ void launch_reg_rows(const float* x, float* y, int rows, int cols) {
   const auto kernel = reg_rows_kernel<THREADS, VPT, AHEAD, MODE>;
   static const int resident = [&] {
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-    int device = 0, sms = 1, per_sm = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, SMEM);
-    return sms * per_sm;
+    return resident_blocks(kernel, THREADS, SMEM);
   }();
   const int cols4 = cols / 4;
   const int fewest = (cols4 + VPT * THREADS - 1) / (VPT * THREADS);
@@ -867,17 +847,9 @@ __global__ void __launch_bounds__(THREADS)
   if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
   __syncthreads();
   // tickets: lag stats first, then write(0), stats(lag), write(1), stats(lag + 1), ..., then the last writes
-  const int i = static_cast<int>(ticket);
   bool write;
   int unit;
-  if (i < lag) {
-    write = false, unit = i;
-  } else if (i - lag < 2 * (units - lag)) {
-    const int j = i - lag;
-    write = j % 2 == 0, unit = write ? j / 2 : lag + j / 2;
-  } else {
-    write = true, unit = i - lag - (units - lag);
-  }
+  task_of(static_cast<int>(ticket), lag, units, write, unit);  // the reference's order of tasks
   const int row = unit / pieces, piece = unit % pieces;
   const int cols4 = cols / 4;
   const float4* xr = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols);
@@ -915,24 +887,7 @@ __global__ void __launch_bounds__(THREADS)
   if (NOWAIT) {
     if (t == 0) total = MaxSum{1.0f, 1.0f};
   } else if (t < 32) {
-    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
-    MaxSum p = empty_part();
-    for (int i0 = t; i0 < pieces; i0 += 32 * POLL) {
-      unsigned long long v[POLL];
-#pragma unroll
-      for (int u = 0; u < POLL; ++u) v[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
-#pragma unroll
-      for (int u = 0; u < POLL; ++u) {
-        if (i0 + 32 * u < pieces) {
-          while (v[u] == 0) {
-            __nanosleep(64);
-            v[u] = row_parts[i0 + 32 * u];
-          }
-          p = combine(p, unpack_part(v[u]));
-        }
-      }
-    }
-    p = warp_combine(p);
+    const MaxSum p = collect_parts<POLL>(&parts[static_cast<int64_t>(row) * pieces], pieces, t);
     if (t == 0) total = p;
   }
   __syncthreads();
@@ -1009,17 +964,9 @@ __global__ void __launch_bounds__(THREADS, MINB)
   for (int i = blockIdx.x * THREADS + t; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
   if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
   __syncthreads();
-  const int i = static_cast<int>(ticket);
   bool write;
   int unit;
-  if (i < lag) {
-    write = false, unit = i;
-  } else if (i - lag < 2 * (units - lag)) {
-    const int j = i - lag;
-    write = j % 2 == 0, unit = write ? j / 2 : lag + j / 2;
-  } else {
-    write = true, unit = i - units;
-  }
+  task_of(static_cast<int>(ticket), lag, units, write, unit);  // the reference's order of tasks
   const int row = unit / pieces, piece = unit % pieces;
   const int n4 = min(cols / 4 - piece * PIECE4, PIECE4);
   const float4* xp = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols) + piece * PIECE4;
@@ -1056,24 +1003,7 @@ __global__ void __launch_bounds__(THREADS, MINB)
   if (DIAG & 1) {
     if (t == 0) total = MaxSum{1.0f, 1.0f};
   } else if (t < 32) {
-    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
-    MaxSum p = empty_part();
-    for (int i0 = t; i0 < pieces; i0 += 32 * AT) {
-      unsigned long long w[AT];
-#pragma unroll
-      for (int u = 0; u < AT; ++u) w[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
-#pragma unroll
-      for (int u = 0; u < AT; ++u) {
-        if (i0 + 32 * u < pieces) {
-          while (w[u] == 0) {
-            __nanosleep(64);
-            w[u] = row_parts[i0 + 32 * u];
-          }
-          p = combine(p, unpack_part(w[u]));
-        }
-      }
-    }
-    p = warp_combine(p);
+    const MaxSum p = collect_parts<AT>(&parts[static_cast<int64_t>(row) * pieces], pieces, t);
     if (t == 0) total = p;
   }
   __syncthreads();
@@ -1183,24 +1113,7 @@ __global__ void __launch_bounds__(THREADS, 2)
       q[v] = v * THREADS + t < n4 ? ld_hint(xp + v * THREADS + t, policy) : make_float4(0.f, 0.f, 0.f, 0.f);
   }
   if (t < 32) {
-    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
-    MaxSum p = empty_part();
-    for (int i0 = t; i0 < pieces; i0 += 32 * POLL) {
-      unsigned long long w[POLL];
-#pragma unroll
-      for (int u = 0; u < POLL; ++u) w[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
-#pragma unroll
-      for (int u = 0; u < POLL; ++u) {
-        if (i0 + 32 * u < pieces) {
-          while (w[u] == 0) {
-            __nanosleep(64);
-            w[u] = row_parts[i0 + 32 * u];
-          }
-          p = combine(p, unpack_part(w[u]));
-        }
-      }
-    }
-    p = warp_combine(p);
+    const MaxSum p = collect_parts<POLL>(&parts[static_cast<int64_t>(row) * pieces], pieces, t);
     if (t == 0) total = p;
   }
   __syncthreads();
@@ -1217,12 +1130,7 @@ __global__ void __launch_bounds__(THREADS, 2)
 template <int THREADS, int VEC, int HOLD, int LAGQ>
 void launch_hy(const float* x, float* y, int rows, int cols) {
   constexpr int PIECE = THREADS * VEC * 4;
-  static const int resident = [] {
-    int per_sm = 0, sms = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hy_kernel<THREADS, VEC, 0>, THREADS, 0);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    return per_sm * sms;
-  }();
+  static const int resident = resident_blocks(hy_kernel<THREADS, VEC, 0>, THREADS);
   if (cols % 4 != 0) {
     launch_block_rows<512, 4, 16>(x, y, rows, cols);
     return;
@@ -1256,15 +1164,7 @@ __device__ __forceinline__ void pt_load(const float* x, int cols, int pieces, in
                                         float4 (&q)[VEC], bool& write, int& unit, unsigned long long pol_last,
                                         unsigned long long pol_first) {
   constexpr int PIECE4 = THREADS * VEC;
-  const int ii = static_cast<int>(i);
-  if (ii < lag) {
-    write = false, unit = ii;
-  } else if (ii - lag < 2 * (units - lag)) {
-    const int j = ii - lag;
-    write = j % 2 == 0, unit = write ? j / 2 : lag + j / 2;
-  } else {
-    write = true, unit = ii - units;
-  }
+  task_of(static_cast<int>(i), lag, units, write, unit);
   const int row = unit / pieces, piece = unit % pieces;
   const int n4 = min(cols / 4 - piece * PIECE4, PIECE4);
   const float4* xp = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols) + piece * PIECE4;
@@ -1301,24 +1201,7 @@ __device__ __forceinline__ void pt_work(float* y, int cols, int pieces, unsigned
   if (DIAG == 1) {
     if (t == 0) *total = MaxSum{1.0f, 1.0f};
   } else if (t < 32) {
-    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
-    MaxSum p = empty_part();
-    for (int i0 = t; i0 < pieces; i0 += 32 * 2) {
-      unsigned long long w[2];
-#pragma unroll
-      for (int u = 0; u < 2; ++u) w[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        if (i0 + 32 * u < pieces) {
-          while (w[u] == 0) {
-            __nanosleep(64);
-            w[u] = row_parts[i0 + 32 * u];
-          }
-          p = combine(p, unpack_part(w[u]));
-        }
-      }
-    }
-    p = warp_combine(p);
+    const MaxSum p = collect_parts<2>(&parts[static_cast<int64_t>(row) * pieces], pieces, t);
     if (t == 0) *total = p;
   }
   __syncthreads();
@@ -1372,12 +1255,7 @@ __global__ void __launch_bounds__(THREADS, MINB)
 template <int THREADS, int VEC, int MINB, int DIAG, int LAGQ>
 void launch_pt(const float* x, float* y, int rows, int cols) {
   constexpr int PIECE = THREADS * VEC * 4;
-  static const int grid = [] {
-    int per_sm = 0, sms = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pt_kernel<THREADS, VEC, MINB, DIAG>, THREADS, 0);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    return per_sm * sms;
-  }();
+  static const int grid = resident_blocks(pt_kernel<THREADS, VEC, MINB, DIAG>, THREADS);
   if (cols % 4 != 0) {
     launch_block_rows<512, 4, 16>(x, y, rows, cols);
     return;
@@ -1483,17 +1361,9 @@ __global__ void __launch_bounds__(THREADS, 227 * 1024 / (THREADS * VEC * 16 + 10
   for (int i = blockIdx.x * THREADS + t; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
   if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
   __syncthreads();
-  const int i = static_cast<int>(ticket);
   bool write;
   int unit;
-  if (i < lag) {
-    write = false, unit = i;
-  } else if (i - lag < 2 * (units - lag)) {
-    const int j = i - lag;
-    write = j % 2 == 0, unit = write ? j / 2 : lag + j / 2;
-  } else {
-    write = true, unit = i - lag - (units - lag);
-  }
+  task_of(static_cast<int>(ticket), lag, units, write, unit);  // the reference's order of tasks
   const int row = unit / pieces, piece = unit % pieces;
   const int cols4 = cols / 4;
   const float4* xr = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols) + piece * PIECE4;
@@ -1541,24 +1411,7 @@ __global__ void __launch_bounds__(THREADS, 227 * 1024 / (THREADS * VEC * 16 + 10
   if (NOWAIT) {
     if (t == 0) total = MaxSum{1.0f, 1.0f};
   } else if (t < 32) {  // while the piece lands
-    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
-    MaxSum p = empty_part();
-    for (int i0 = t; i0 < pieces; i0 += 32 * POLL) {
-      unsigned long long v[POLL];
-#pragma unroll
-      for (int u = 0; u < POLL; ++u) v[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
-#pragma unroll
-      for (int u = 0; u < POLL; ++u) {
-        if (i0 + 32 * u < pieces) {
-          while (v[u] == 0) {
-            __nanosleep(64);
-            v[u] = row_parts[i0 + 32 * u];
-          }
-          p = combine(p, unpack_part(v[u]));
-        }
-      }
-    }
-    p = warp_combine(p);
+    const MaxSum p = collect_parts<POLL>(&parts[static_cast<int64_t>(row) * pieces], pieces, t);
     if (t == 0) total = p;
   }
   __syncthreads();
@@ -1626,12 +1479,10 @@ Cand stream() {
   constexpr int SMEM = (A + L + 1) * V * T * 16;
   auto kernel = stream_rows_kernel<T, V, A, L>;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-  int per_sm = 0, sms = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int resident = resident_blocks(kernel, T, SMEM);
   return {"stream T" + std::to_string(T) + " v" + std::to_string(V) + " chunk" + std::to_string(T * 4 * V) + " a" +
               std::to_string(A) + " l" + std::to_string(L),
-          launch_stream_rows<T, V, A, L>, per_sm * sms};
+          launch_stream_rows<T, V, A, L>, resident};
 }
 
 template <int T, int V, int A, int L, int MODE = 0>
@@ -1639,13 +1490,11 @@ Cand stream2bar() {
   constexpr int SMEM = (A + L + 1) * V * T * 16;
   auto kernel = stream_rows_2bar_kernel<T, V, A, L, MODE>;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-  int per_sm = 0, sms = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int resident = resident_blocks(kernel, T, SMEM);
   const char* kind[] = {"stream-2bar", "stream-2bar-poll", "stream-2bar-nowait"};
   return {std::string(kind[MODE]) + " T" + std::to_string(T) + " v" + std::to_string(V) + " chunk" +
               std::to_string(T * 4 * V) + " a" + std::to_string(A) + " l" + std::to_string(L),
-          launch_stream_rows_2bar<T, V, A, L, MODE>, per_sm * sms, MODE != 2};
+          launch_stream_rows_2bar<T, V, A, L, MODE>, resident, MODE != 2};
 }
 
 template <int T, int V, int A, int L>
@@ -1653,12 +1502,10 @@ Cand reread() {
   constexpr int SMEM = (A + 1) * V * T * 16;
   auto kernel = stream_reread_kernel<T, V, A, L>;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-  int per_sm = 0, sms = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int resident = resident_blocks(kernel, T, SMEM);
   return {"stream-reread T" + std::to_string(T) + " v" + std::to_string(V) + " chunk" + std::to_string(T * 4 * V) +
               " a" + std::to_string(A) + " l" + std::to_string(L),
-          launch_stream_reread<T, V, A, L>, per_sm * sms};
+          launch_stream_reread<T, V, A, L>, resident};
 }
 
 template <int T, int V, int A, int L, int MODE>
@@ -1666,13 +1513,11 @@ Cand pipe() {
   constexpr int SMEM = (A + L + 1) * V * T * 16;
   auto kernel = pipe_rows_kernel<T, V, A, L, MODE>;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-  int per_sm = 0, sms = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int resident = resident_blocks(kernel, T, SMEM);
   std::string name = std::string(MODE & 2 ? "pipe-nowait" : "pipe") + (MODE & 1 ? "-dyn" : "-static") +
                      (MODE & 4 ? "-early" : "") + " T" + std::to_string(T) + " v" + std::to_string(V) + " a" +
                      std::to_string(A) + " l" + std::to_string(L);
-  return {name, launch_pipe_rows<T, V, A, L, MODE>, per_sm * sms, !(MODE & 2)};
+  return {name, launch_pipe_rows<T, V, A, L, MODE>, resident, !(MODE & 2)};
 }
 
 template <int T, int V, int A, int MODE, bool FILL>
@@ -1680,12 +1525,10 @@ Cand reg() {
   constexpr int SMEM = A * V * T * 16;
   auto kernel = reg_rows_kernel<T, V, A, MODE>;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-  int per_sm = 0, sms = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  const int resident = resident_blocks(kernel, T, SMEM);
   std::string name = std::string(MODE & 2 ? "reg-nowait" : "reg") + (FILL ? "-fill" : "") + (MODE & 4 ? "-ilv" : "") + " T" + std::to_string(T) +
                      " v" + std::to_string(V) + " a" + std::to_string(A);
-  return {name, launch_reg_rows<T, V, A, MODE, FILL>, per_sm * sms, !(MODE & 2)};
+  return {name, launch_reg_rows<T, V, A, MODE, FILL>, resident, !(MODE & 2)};
 }
 
 template <int T, int V, int POLICY, int LAGQ, int OCC = 0, bool NOWAIT = false>
@@ -1737,14 +1580,14 @@ Cand l2s() {
   constexpr int SMEM = T * V * 16;
   auto kernel = l2s_tasks_kernel<T, V, NOWAIT>;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM);
-  int per_sm = 0, sms = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T, SMEM);
+  const int resident = resident_blocks(kernel, T, SMEM);
+  int sms = 1;
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
   char lag[16];
   std::snprintf(lag, sizeof lag, "%g", LAGQ / 4.0);
   return {std::string(NOWAIT ? "l2smem-nowait" : "l2smem") + " T" + std::to_string(T) + " v" + std::to_string(V) +
-              " piece" + std::to_string(T * V * 4) + " lag" + lag + " occ" + std::to_string(per_sm),
-          launch_l2s_tasks<T, V, NOWAIT, LAGQ>, per_sm * sms, !NOWAIT};
+              " piece" + std::to_string(T * V * 4) + " lag" + lag + " occ" + std::to_string(resident / sms),
+          launch_l2s_tasks<T, V, NOWAIT, LAGQ>, resident, !NOWAIT};
 }
 
 const std::vector<Cand>& candidates() {

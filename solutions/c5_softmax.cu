@@ -503,6 +503,44 @@ __device__ __forceinline__ MaxSum unpack_part(unsigned long long v) {
   return {__uint_as_float(static_cast<unsigned>(v)), __uint_as_float(static_cast<unsigned>(v >> 32) & 0x7fffffffu)};
 }
 
+// Ticket i's task: `lag` stats first, then write 0, stats lag, write 1, stats lag + 1, ..., and the
+// last writes. unit: the piece, numbered along the rows.
+__device__ __forceinline__ void task_of(int i, int lag, int units, bool& write, int& unit) {
+  if (i < lag) {
+    write = false, unit = i;
+  } else if (i - lag < 2 * (units - lag)) {
+    write = (i - lag) % 2 == 0;
+    unit = write ? (i - lag) / 2 : lag + (i - lag) / 2;
+  } else {
+    write = true, unit = i - units;
+  }
+}
+
+// The (m, d) of a row from its n published parts, in every lane of the calling warp (lane: this thread's
+// lane, which the caller often knows without threadIdx.x % 32); waits for parts
+// not yet published. A lane requests AT_ONCE words before it waits for any, so n <= 32 · AT_ONCE
+// parts take one trip to L2; every caller combines them in the same order.
+template <int AT_ONCE>
+__device__ __forceinline__ MaxSum collect_parts(const volatile unsigned long long* row_parts, int n, int lane) {
+  MaxSum s = empty_part();
+  for (int i0 = lane; i0 < n; i0 += 32 * AT_ONCE) {
+    unsigned long long w[AT_ONCE];
+#pragma unroll
+    for (int u = 0; u < AT_ONCE; ++u) w[u] = i0 + 32 * u < n ? row_parts[i0 + 32 * u] : 0;
+#pragma unroll
+    for (int u = 0; u < AT_ONCE; ++u) {
+      if (i0 + 32 * u < n) {
+        while (w[u] == 0) {
+          __nanosleep(64);
+          w[u] = row_parts[i0 + 32 * u];
+        }
+        s = combine(s, unpack_part(w[u]));
+      }
+    }
+  }
+  return warp_combine(s);
+}
+
 // e^(x - m) as 2^((x - m) · log2 e) with ex2.approx.ftz. __expf is the same approximation without
 // .ftz, and ptxas keeps its results below 2^-126 with a compare and two predicated multiplies around
 // each MUFU.EX2 (benchmarks/c5_softmax.sass); flushed to 0 instead (within the tolerance's 2^-126
@@ -549,17 +587,9 @@ __global__ void __launch_bounds__(THREADS, 2)
     if (blockIdx.x == 0) g_task_tickets[(call + 1) & 1] = 0;
   }
   __syncthreads();
-  const int i = static_cast<int>(ticket);
   bool write;
-  int unit;  // the piece, numbered along the rows
-  if (i < lag) {
-    write = false, unit = i;
-  } else if (i - lag < 2 * (units - lag)) {
-    write = (i - lag) % 2 == 0;
-    unit = write ? (i - lag) / 2 : lag + (i - lag) / 2;
-  } else {
-    write = true, unit = i - units;
-  }
+  int unit;
+  task_of(static_cast<int>(ticket), lag, units, write, unit);
   const int row = unit / pieces, piece = unit % pieces;
   const float4* xp = reinterpret_cast<const float4*>(x + static_cast<int64_t>(row) * cols) + piece * PIECE4;
   const int n4 = cols / 4 - piece * PIECE4 < PIECE4 ? cols / 4 - piece * PIECE4 : PIECE4;  // float4 in this piece
@@ -591,26 +621,8 @@ __global__ void __launch_bounds__(THREADS, 2)
 #pragma unroll
   for (int v = 0; v < VEC; ++v)
     q[v] = v * THREADS + t < n4 ? ld_policy(xp + v * THREADS + t, drop) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  if (t < 32) {  // warp 0 collects the row's parts while the piece is in flight; every block in the same order
-    constexpr int AT_ONCE = 8;  // words a lane requests before it waits: one trip to L2 for 256 pieces
-    const volatile unsigned long long* row_parts = &parts[static_cast<int64_t>(row) * pieces];
-    MaxSum s = empty_part();
-    for (int i0 = t; i0 < pieces; i0 += 32 * AT_ONCE) {
-      unsigned long long w[AT_ONCE];
-#pragma unroll
-      for (int u = 0; u < AT_ONCE; ++u) w[u] = i0 + 32 * u < pieces ? row_parts[i0 + 32 * u] : 0;
-#pragma unroll
-      for (int u = 0; u < AT_ONCE; ++u) {
-        if (i0 + 32 * u < pieces) {
-          while (w[u] == 0) {
-            __nanosleep(64);
-            w[u] = row_parts[i0 + 32 * u];
-          }
-          s = combine(s, unpack_part(w[u]));
-        }
-      }
-    }
-    s = warp_combine(s);
+  if (t < 32) {  // warp 0 collects the row's parts while the piece is in flight (one trip to L2 for 256 pieces)
+    const MaxSum s = collect_parts<8>(&parts[static_cast<int64_t>(row) * pieces], pieces, t);
     if (t == 0) total = s;
   }
   __syncthreads();
@@ -664,13 +676,14 @@ bool same_offset_in_16B(const void* x, const void* y) {
          reinterpret_cast<uintptr_t>(x) % 4 == 0;
 }
 
-// Blocks of this kernel the GPU holds at once: a split row must not need more.
+// Blocks of this kernel the GPU holds at once (blocks of `threads` threads and `shared` bytes of dynamic
+// shared memory): a split row must not need more.
 template <class Kernel>
-int resident_blocks(Kernel kernel, int threads) {
+int resident_blocks(Kernel kernel, int threads, size_t shared = 0) {
   int device = 0, sms = 1, per_sm = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared);
   return sms * per_sm;
 }
 
