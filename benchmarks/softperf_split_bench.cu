@@ -92,24 +92,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int j = k - LAG;  // the row to write in this round
     if (k < n) load(k + AHEAD);
     if (j >= 0 && t >= 32 && t < 64) {  // warp 1 collects row j's parts, in the same order in every block
-      MaxSum p = empty_part();
-      const volatile unsigned long long* row_parts = &parts[row_of(j) * segments];
-      for (int i0 = t - 32; i0 < segments; i0 += 32 * POLL) {
-        unsigned long long v[POLL];  // POLL loads a lane in flight at once: one trip to L2, not POLL
-#pragma unroll
-        for (int u = 0; u < POLL; ++u) v[u] = i0 + 32 * u < segments ? row_parts[i0 + 32 * u] : 0;
-#pragma unroll
-        for (int u = 0; u < POLL; ++u) {
-          if (i0 + 32 * u < segments) {
-            while (v[u] == 0) {
-              __nanosleep(32);
-              v[u] = row_parts[i0 + 32 * u];
-            }
-            p = combine(p, unpack_part(v[u]));
-          }
-        }
-      }
-      p = warp_combine(p);
+      const MaxSum p = collect_parts<POLL, 32>(&parts[row_of(j) * segments], segments, t - 32);
       if (t == 32) total[j & 1] = p;
     }
     if (k < n) {  // row k: this thread's part, e^(x - m) left in place
@@ -391,24 +374,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       }
     }
     if (j >= 0 && t >= 32 && t < 64) {
-      MaxSum p = empty_part();
-      const volatile unsigned long long* row_parts = &parts[row_of(j) * segments];
-      for (int i0 = t - 32; i0 < segments; i0 += 32 * POLL) {
-        unsigned long long v[POLL];
-#pragma unroll
-        for (int u = 0; u < POLL; ++u) v[u] = i0 + 32 * u < segments ? row_parts[i0 + 32 * u] : 0;
-#pragma unroll
-        for (int u = 0; u < POLL; ++u) {
-          if (i0 + 32 * u < segments) {
-            while (v[u] == 0) {
-              __nanosleep(32);
-              v[u] = row_parts[i0 + 32 * u];
-            }
-            p = combine(p, unpack_part(v[u]));
-          }
-        }
-      }
-      p = warp_combine(p);
+      const MaxSum p = collect_parts<POLL, 32>(&parts[row_of(j) * segments], segments, t - 32);
       if (t == 32) total[j & 1] = p;
     }
     if (k < n) {
@@ -747,24 +713,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       }
     }
     if (!NOEX && k >= 1 && t >= 32 && t < 64) {  // warp 1 collects row k - 1's parts
-      const volatile unsigned long long* row_parts = &parts[row_of(k - 1) * segments];
-      MaxSum p = empty_part();
-      for (int i0 = t - 32; i0 < segments; i0 += 32 * POLL) {
-        unsigned long long v[POLL];
-#pragma unroll
-        for (int u = 0; u < POLL; ++u) v[u] = i0 + 32 * u < segments ? row_parts[i0 + 32 * u] : 0;
-#pragma unroll
-        for (int u = 0; u < POLL; ++u) {
-          if (i0 + 32 * u < segments) {
-            while (v[u] == 0) {
-              __nanosleep(32);
-              v[u] = row_parts[i0 + 32 * u];
-            }
-            p = combine(p, unpack_part(v[u]));
-          }
-        }
-      }
-      p = warp_combine(p);
+      const MaxSum p = collect_parts<POLL, 32>(&parts[row_of(k - 1) * segments], segments, t - 32);
       if (t == 32) total = p;
     }
     __syncthreads();
@@ -906,6 +855,22 @@ __global__ void __launch_bounds__(THREADS)
 
 unsigned g_l2t_calls = 0;
 
+// The task kernels' launches: the rows in batches whose pieces fit the slots of parts, writes trailing
+// stats by LAGQ / 4 rows' pieces (at least a row's, at most the batch's). launch(offset of the batch in
+// x and y, pieces a row, units = pieces of the batch, lag, rows of the batch).
+template <class Launch>
+void task_batches(int rows, int cols, int piece, int lagq, Launch launch) {
+  const int pieces = (cols + piece - 1) / piece;
+  const int rows_per_launch = L2T_SLOTS / pieces;
+  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
+    const int n = min(rows - r0, rows_per_launch);
+    const int units = n * pieces;
+    const int lag = min(max((lagq * pieces + 3) / 4, pieces), units);
+    launch(static_cast<int64_t>(r0) * cols, pieces, units, lag, n);
+  }
+}
+
+
 // LAGQ: writes trail stats by LAGQ / 4 rows' pieces. OCC: at most OCC blocks a SM (dynamic shared
 // memory that the kernel does not use, only to limit them; 0: no limit).
 template <int THREADS, int VEC, int POLICY, bool NOWAIT, int LAGQ, int OCC>
@@ -922,16 +887,9 @@ void launch_l2_tasks(const float* x, float* y, int rows, int cols) {
     launch_block_rows<512, 4, 16>(x, y, rows, cols);
     return;
   }
-  const int pieces = (cols + PIECE - 1) / PIECE;
-  const int rows_per_launch = L2T_SLOTS / pieces;
-  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
-    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
-    const int units = n * pieces;
-    const int want = (LAGQ * pieces + 3) / 4;
-    const int lag = want < units ? want : units;
-    kernel<<<2 * units, THREADS, SMEM>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, pieces, units, lag,
-                                         ++g_l2t_calls);
-  }
+  task_batches(rows, cols, PIECE, LAGQ, [&](int64_t at, int pieces, int units, int lag, int) {
+    kernel<<<2 * units, THREADS, SMEM>>>(x + at, y + at, cols, pieces, units, lag, ++g_l2t_calls);
+  });
 }
 
 // t2_kernel: l2_tasks_kernel (POLICY 2) with knobs for the next round (tasks run 8). MINB: blocks a
@@ -1026,17 +984,10 @@ void launch_t2(const float* x, float* y, int rows, int cols) {
     launch_block_rows<512, 4, 16>(x, y, rows, cols);
     return;
   }
-  const int pieces = (cols + PIECE - 1) / PIECE;
-  const int rows_per_launch = L2T_SLOTS / pieces;
-  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
-    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
-    const int units = n * pieces;
-    int lag = (LAGQ * pieces + 3) / 4;
-    lag = lag < pieces ? pieces : lag;
-    lag = lag > units ? units : lag;
-    t2_kernel<THREADS, VEC, MINB, EXP, DIAG, AT><<<2 * units, THREADS>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols,
-                                                                      cols, pieces, units, lag, ++g_l2t_calls);
-  }
+  task_batches(rows, cols, PIECE, LAGQ, [&](int64_t at, int pieces, int units, int lag, int) {
+    t2_kernel<THREADS, VEC, MINB, EXP, DIAG, AT><<<2 * units, THREADS>>>(x + at, y + at, cols, pieces, units, lag,
+                                                                      ++g_l2t_calls);
+  });
 }
 
 // hy_kernel: t2_kernel where the last HOLD pieces of every row are one task each, not two: the block
@@ -1092,19 +1043,7 @@ __global__ void __launch_bounds__(THREADS, 2)
     for (int v = 0; v < VEC; ++v)
       q[v] = v * THREADS + t < n4 ? ld_hint(xp + v * THREADS + t, policy)
                                   : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-    float m = -FLT_MAX, d = 0.0f;
-#pragma unroll
-    for (int v = 0; v < VEC; ++v) m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
-#pragma unroll
-    for (int v = 0; v < VEC; ++v)
-      d += (exp_of_diff<1>(q[v].x, m) + exp_of_diff<1>(q[v].y, m)) + (exp_of_diff<1>(q[v].z, m) + exp_of_diff<1>(q[v].w, m));
-    const MaxSum w = warp_combine(MaxSum{m, d});
-    if (t % 32 == 0) slots[t / 32] = w;
-    __syncthreads();
-    if (t < 32) {
-      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
-      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
-    }
+    publish_part<THREADS>(q, t, slots, parts, row, pieces, piece);  // the reference's
     if (kind == 0) return;
   } else {
     asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
@@ -1118,12 +1057,8 @@ __global__ void __launch_bounds__(THREADS, 2)
   }
   __syncthreads();
   const float m = total.m, inv = 1.0f / total.d;
-  float4* yp = reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols) + piece * PIECE4;
-#pragma unroll
-  for (int v = 0; v < VEC; ++v)
-    if (v * THREADS + t < n4)
-      __stcs(&yp[v * THREADS + t], make_float4(exp_of_diff<1>(q[v].x, m) * inv, exp_of_diff<1>(q[v].y, m) * inv,
-                                               exp_of_diff<1>(q[v].z, m) * inv, exp_of_diff<1>(q[v].w, m) * inv));
+  store_piece<THREADS>(reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols) + piece * PIECE4, q, t, n4, m,
+                       inv);  // the reference's
 }
 
 // HOLD: pieces of each row held (at most the row's pieces and the blocks resident at once).
@@ -1135,19 +1070,11 @@ void launch_hy(const float* x, float* y, int rows, int cols) {
     launch_block_rows<512, 4, 16>(x, y, rows, cols);
     return;
   }
-  const int pieces = (cols + PIECE - 1) / PIECE;
-  const int hold = min(min(HOLD, pieces), resident);
-  const int rows_per_launch = L2T_SLOTS / pieces;
-  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
-    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
-    const int units = n * pieces;
-    int lag = (LAGQ * pieces + 3) / 4;
-    lag = lag < pieces ? pieces : lag;
-    lag = lag > units ? units : lag;
-    const int tasks = units + n * (pieces - hold);
-    hy_kernel<THREADS, VEC, 0><<<tasks, THREADS>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, pieces, units,
-                                                   lag, hold, ++g_l2t_calls);
-  }
+  task_batches(rows, cols, PIECE, LAGQ, [&](int64_t at, int pieces, int units, int lag, int n) {
+    const int hold = min(min(HOLD, pieces), resident);
+    hy_kernel<THREADS, VEC, 0><<<units + n * (pieces - hold), THREADS>>>(x + at, y + at, cols, pieces, units, lag, hold,
+                                                                         ++g_l2t_calls);
+  });
 }
 
 // pt_kernel: the same tasks and tickets, taken by persistent blocks that keep two tasks going: the
@@ -1183,19 +1110,7 @@ __device__ __forceinline__ void pt_work(float* y, int cols, int pieces, unsigned
   const int row = unit / pieces, piece = unit % pieces;
   const int n4 = min(cols / 4 - piece * PIECE4, PIECE4);
   if (!write) {
-    float m = -FLT_MAX, d = 0.0f;
-#pragma unroll
-    for (int v = 0; v < VEC; ++v) m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
-#pragma unroll
-    for (int v = 0; v < VEC; ++v)
-      d += (exp_of_diff<1>(q[v].x, m) + exp_of_diff<1>(q[v].y, m)) + (exp_of_diff<1>(q[v].z, m) + exp_of_diff<1>(q[v].w, m));
-    const MaxSum w = warp_combine(MaxSum{m, d});
-    if (t % 32 == 0) slots[t / 32] = w;
-    __syncthreads();
-    if (t < 32) {
-      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
-      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
-    }
+    publish_part<THREADS>(q, t, slots, parts, row, pieces, piece);  // the reference's
     return;
   }
   if (DIAG == 1) {
@@ -1206,12 +1121,8 @@ __device__ __forceinline__ void pt_work(float* y, int cols, int pieces, unsigned
   }
   __syncthreads();
   const float m = total->m, inv = 1.0f / total->d;
-  float4* yp = reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols) + piece * PIECE4;
-#pragma unroll
-  for (int v = 0; v < VEC; ++v)
-    if (v * THREADS + t < n4)
-      __stcs(&yp[v * THREADS + t], make_float4(exp_of_diff<1>(q[v].x, m) * inv, exp_of_diff<1>(q[v].y, m) * inv,
-                                               exp_of_diff<1>(q[v].z, m) * inv, exp_of_diff<1>(q[v].w, m) * inv));
+  store_piece<THREADS>(reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols) + piece * PIECE4, q, t, n4, m,
+                       inv);  // the reference's
 }
 
 template <int THREADS, int VEC, int MINB, int DIAG>
@@ -1260,17 +1171,10 @@ void launch_pt(const float* x, float* y, int rows, int cols) {
     launch_block_rows<512, 4, 16>(x, y, rows, cols);
     return;
   }
-  const int pieces = (cols + PIECE - 1) / PIECE;
-  const int rows_per_launch = L2T_SLOTS / pieces;
-  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
-    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
-    const int units = n * pieces;
-    int lag = (LAGQ * pieces + 3) / 4;
-    lag = lag < pieces ? pieces : lag;
-    lag = lag > units ? units : lag;
-    pt_kernel<THREADS, VEC, MINB, DIAG><<<grid < 2 * units ? grid : 2 * units, THREADS>>>(
-        x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, pieces, units, lag, ++g_l2t_calls);
-  }
+  task_batches(rows, cols, PIECE, LAGQ, [&](int64_t at, int pieces, int units, int lag, int) {
+    pt_kernel<THREADS, VEC, MINB, DIAG><<<min(grid, 2 * units), THREADS>>>(x + at, y + at, cols, pieces, units, lag,
+                                                                          ++g_l2t_calls);
+  });
 }
 
 // DIAGNOSTIC taskcopy_kernel: the task kernels' blocks (one ticket, a piece in registers, two blocks a
@@ -1442,16 +1346,9 @@ void launch_l2s_tasks(const float* x, float* y, int rows, int cols) {
     launch_block_rows<512, 4, 16>(x, y, rows, cols);
     return;
   }
-  const int pieces = (cols + PIECE - 1) / PIECE;
-  const int rows_per_launch = L2T_SLOTS / pieces;
-  for (int r0 = 0; r0 < rows; r0 += rows_per_launch) {
-    const int n = rows - r0 < rows_per_launch ? rows - r0 : rows_per_launch;
-    const int units = n * pieces;
-    const int want = (LAGQ * pieces + 3) / 4;
-    const int lag = want < units ? want : units;
-    kernel<<<2 * units, THREADS, SMEM>>>(x + (int64_t)r0 * cols, y + (int64_t)r0 * cols, cols, pieces, units, lag,
-                                         ++g_l2t_calls);
-  }
+  task_batches(rows, cols, PIECE, LAGQ, [&](int64_t at, int pieces, int units, int lag, int) {
+    kernel<<<2 * units, THREADS, SMEM>>>(x + at, y + at, cols, pieces, units, lag, ++g_l2t_calls);
+  });
 }
 
 namespace bench {

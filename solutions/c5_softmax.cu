@@ -516,11 +516,11 @@ __device__ __forceinline__ void task_of(int i, int lag, int units, bool& write, 
   }
 }
 
-// The (m, d) of a row from its n published parts, in every lane of the calling warp (lane: this thread's
-// lane, which the caller often knows without threadIdx.x % 32); waits for parts
-// not yet published. A lane requests AT_ONCE words before it waits for any, so n <= 32 · AT_ONCE
-// parts take one trip to L2; every caller combines them in the same order.
-template <int AT_ONCE>
+// The (m, d) of a row from its n published parts, in every lane of the calling warp (lane: this
+// thread's lane, which the caller often knows without threadIdx.x % 32); waits for parts not yet
+// published, SLEEP ns between looks. A lane requests AT_ONCE words before it waits for any, so
+// n <= 32 · AT_ONCE parts take one trip to L2; every caller combines them in the same order.
+template <int AT_ONCE, int SLEEP = 64>
 __device__ __forceinline__ MaxSum collect_parts(const volatile unsigned long long* row_parts, int n, int lane) {
   MaxSum s = empty_part();
   for (int i0 = lane; i0 < n; i0 += 32 * AT_ONCE) {
@@ -531,7 +531,7 @@ __device__ __forceinline__ MaxSum collect_parts(const volatile unsigned long lon
     for (int u = 0; u < AT_ONCE; ++u) {
       if (i0 + 32 * u < n) {
         while (w[u] == 0) {
-          __nanosleep(64);
+          __nanosleep(SLEEP);
           w[u] = row_parts[i0 + 32 * u];
         }
         s = combine(s, unpack_part(w[u]));
@@ -570,6 +570,39 @@ __device__ __forceinline__ float4 ld_policy(const float4* p, unsigned long long 
   return v;
 }
 
+// A stats task's end, called by every thread of the block (t: its thread): the part of the piece whose
+// VEC float4 the threads hold (a thread's float4 past the row's end are -inf), each warp's by butterfly,
+// then warp 0 alone combines the warps' parts (the other warps are done) and publishes it as one word,
+// parts[row · pieces + piece].
+template <int THREADS, int VEC>
+__device__ __forceinline__ void publish_part(const float4 (&q)[VEC], int t, MaxSum* slots, unsigned long long* parts,
+                                             int row, int pieces, int piece) {
+  float m = -FLT_MAX, d = 0.0f;
+#pragma unroll
+  for (int v = 0; v < VEC; ++v) m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    d += (exp_diff_ftz(q[v].x, m) + exp_diff_ftz(q[v].y, m)) + (exp_diff_ftz(q[v].z, m) + exp_diff_ftz(q[v].w, m));
+  const MaxSum w = warp_combine(MaxSum{m, d});
+  if (t % 32 == 0) slots[t / 32] = w;
+  __syncthreads();
+  if (t < 32) {
+    const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
+    if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
+  }
+}
+
+// A write task's end: y = e^(x - m) · inv for the float4 of the piece thread t holds (n4: the piece's
+// float4 within the row; m, inv: the row's maximum and 1 / its sum), stored .cs (streaming: not kept in L2).
+template <int THREADS, int VEC>
+__device__ __forceinline__ void store_piece(float4* yp, const float4 (&q)[VEC], int t, int n4, float m, float inv) {
+#pragma unroll
+  for (int v = 0; v < VEC; ++v)
+    if (v * THREADS + t < n4)
+      __stcs(&yp[v * THREADS + t], make_float4(exp_diff_ftz(q[v].x, m) * inv, exp_diff_ftz(q[v].y, m) * inv,
+                                               exp_diff_ftz(q[v].z, m) * inv, exp_diff_ftz(q[v].w, m) * inv));
+}
+
 template <int THREADS, int VEC>
 __global__ void __launch_bounds__(THREADS, 2)
     tasks_rows_kernel(const float* __restrict__ x, float* __restrict__ y, int cols, int pieces, int units, int lag,
@@ -601,19 +634,7 @@ __global__ void __launch_bounds__(THREADS, 2)
     for (int v = 0; v < VEC; ++v)
       q[v] = v * THREADS + t < n4 ? ld_policy(xp + v * THREADS + t, keep)
                                   : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-    float m = -FLT_MAX, d = 0.0f;
-#pragma unroll
-    for (int v = 0; v < VEC; ++v) m = fmaxf(fmaxf(fmaxf(m, q[v].x), fmaxf(q[v].y, q[v].z)), q[v].w);
-#pragma unroll
-    for (int v = 0; v < VEC; ++v)
-      d += (exp_diff_ftz(q[v].x, m) + exp_diff_ftz(q[v].y, m)) + (exp_diff_ftz(q[v].z, m) + exp_diff_ftz(q[v].w, m));
-    const MaxSum w = warp_combine(MaxSum{m, d});
-    if (t % 32 == 0) slots[t / 32] = w;
-    __syncthreads();
-    if (t < 32) {  // warp 0 alone combines the warps' parts: the other warps are done
-      const MaxSum p = warp_combine(t < THREADS / 32 ? slots[t] : empty_part());
-      if (t == 0) *reinterpret_cast<volatile unsigned long long*>(&parts[static_cast<int64_t>(row) * pieces + piece]) = pack_part(p);
-    }
+    publish_part<THREADS>(q, t, slots, parts, row, pieces, piece);
     return;
   }
   unsigned long long drop;  // write: the piece again, from L2, dropped first after this read
@@ -627,12 +648,8 @@ __global__ void __launch_bounds__(THREADS, 2)
   }
   __syncthreads();
   const float m = total.m, inv = 1.0f / total.d;
-  float4* yp = reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols) + piece * PIECE4;
-#pragma unroll
-  for (int v = 0; v < VEC; ++v)
-    if (v * THREADS + t < n4)
-      __stcs(&yp[v * THREADS + t], make_float4(exp_diff_ftz(q[v].x, m) * inv, exp_diff_ftz(q[v].y, m) * inv,
-                                               exp_diff_ftz(q[v].z, m) * inv, exp_diff_ftz(q[v].w, m) * inv));
+  store_piece<THREADS>(reinterpret_cast<float4*>(y + static_cast<int64_t>(row) * cols) + piece * PIECE4, q, t, n4, m,
+                       inv);
 }
 // endregion: task-rows
 
