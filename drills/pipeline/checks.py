@@ -92,7 +92,7 @@ def evaluate(check: Check, pr, outcome, views: list) -> dict:
     row = _measure(check, pr, outcome, views)
     if row["status"] == "pass" and getattr(outcome, "disagrees", ""):
         # Counted from kernels that did not produce the answer: nothing here may pass.
-        return _row(check, pr, "error", say("check.probe-failed", entry=pr.entry, why=outcome.disagrees))
+        return _row(check, pr, "error", say("check.not-the-answer", entry=pr.entry, why=outcome.disagrees))
     return row
 
 
