@@ -62,9 +62,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   __shared__ MaxSum total[2];
   __shared__ unsigned ticket;
   const int t = threadIdx.x;
-  unsigned long long* parts = g_stream_parts[call & 1];
-  unsigned long long* next = g_stream_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + t; i < STREAM_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long* parts = launch_bank<THREADS>(g_stream_parts, call);
   if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
   __syncthreads();
   const int group = static_cast<int>(ticket) / segments, seg = static_cast<int>(ticket) % segments;
@@ -191,9 +189,7 @@ __global__ void __launch_bounds__(THREADS, MODE == 0 ? 0 : 1)  // MODE 0 as comp
   __shared__ MaxSum total;
   __shared__ unsigned ticket;
   const int t = threadIdx.x;
-  unsigned long long* parts = g_stream_parts[call & 1];
-  unsigned long long* next = g_stream_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + t; i < STREAM_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long* parts = launch_bank<THREADS>(g_stream_parts, call);
   if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
   __syncthreads();
   const int group = static_cast<int>(ticket) / segments, seg = static_cast<int>(ticket) % segments;
@@ -335,9 +331,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   __shared__ MaxSum total[2];
   __shared__ unsigned ticket;
   const int t = threadIdx.x;
-  unsigned long long* parts = g_stream_parts[call & 1];
-  unsigned long long* next = g_stream_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + t; i < STREAM_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long* parts = launch_bank<THREADS>(g_stream_parts, call);
   if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
   __syncthreads();
   const int group = static_cast<int>(ticket) / segments, seg = static_cast<int>(ticket) % segments;
@@ -468,9 +462,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   __shared__ int row_at[RING];
   __shared__ unsigned ticket;
   const int t = threadIdx.x;
-  unsigned long long* parts = g_pipe_parts[call & 1];
-  unsigned long long* next = g_pipe_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + t; i < STREAM_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long* parts = launch_bank<THREADS>(g_pipe_parts, call);
   for (int i = blockIdx.x * THREADS + t; i < PIPE_MAX_SEGMENTS; i += gridDim.x * THREADS) g_pipe_rows[(call + 1) & 1][i] = 0;
   if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
   __syncthreads();
@@ -652,9 +644,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   __shared__ MaxSum total;
   __shared__ unsigned ticket;
   const int t = threadIdx.x;
-  unsigned long long* parts = g_pipe_parts[call & 1];
-  unsigned long long* next = g_pipe_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + t; i < STREAM_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long* parts = launch_bank<THREADS>(g_pipe_parts, call);
   if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
   __syncthreads();
   const int seg = static_cast<int>(ticket) % segments, group = static_cast<int>(ticket) / segments;
@@ -790,9 +780,7 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ MaxSum total;
   __shared__ unsigned ticket;
   const int t = threadIdx.x;
-  unsigned long long* parts = g_l2t_parts[call & 1];
-  unsigned long long* next = g_l2t_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + t; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long* parts = launch_bank<THREADS>(g_l2t_parts, call);
   if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
   __syncthreads();
   // tickets: lag stats first, then write(0), stats(lag), write(1), stats(lag + 1), ..., then the last writes
@@ -899,13 +887,9 @@ void launch_l2_tasks(const float* x, float* y, int rows, int cols) {
 // MUFU (a result below 2^-126 becomes 0: far below the tolerance). Only warp 0 combines the stats
 // part (one barrier). DIAG (DIAGNOSTIC, wrong results; bits): 1 writes do not wait; 2 no exponentials
 // (stats sums x - m, the write stores (x - m) / D); 4 write tasks do not read x again.
-constexpr float LOG2E = 1.4426950408889634f;
 template <int EXP>
-__device__ __forceinline__ float exp_of_diff(float x, float m) {  // e^(x - m)
-  if (EXP == 0) return __expf(x - m);
-  float r;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"((x - m) * LOG2E));
-  return r;
+__device__ __forceinline__ float exp_of_diff(float x, float m) {  // e^(x - m): EXP 1 is the reference's
+  return EXP == 0 ? __expf(x - m) : exp_diff_ftz(x, m);
 }
 
 template <int THREADS, int VEC, int MINB, int EXP, int DIAG, int AT>
@@ -917,9 +901,7 @@ __global__ void __launch_bounds__(THREADS, MINB)
   __shared__ MaxSum total;
   __shared__ unsigned ticket;
   const int t = threadIdx.x;
-  unsigned long long* parts = g_l2t_parts[call & 1];
-  unsigned long long* next = g_l2t_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + t; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long* parts = launch_bank<THREADS>(g_l2t_parts, call);
   if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
   __syncthreads();
   bool write;
@@ -1010,9 +992,7 @@ __global__ void __launch_bounds__(THREADS, 2)
   __shared__ MaxSum total;
   __shared__ int task[2];  // unit, kind (0 stats, 1 write, 2 held)
   const int t = threadIdx.x;
-  unsigned long long* parts = g_l2t_parts[call & 1];
-  unsigned long long* next = g_l2t_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + t; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long* parts = launch_bank<THREADS>(g_l2t_parts, call);
   if (t == 0) {
     const int i = static_cast<int>(atomicInc(&g_ticket, gridDim.x - 1));
     // g(s) = tickets before the pair of step s; the largest s with g(s) <= i
@@ -1133,9 +1113,7 @@ __global__ void __launch_bounds__(THREADS, MINB)
   __shared__ MaxSum total;
   __shared__ unsigned ticket[2];
   const unsigned tasks = 2u * units, wrap = tasks + gridDim.x - 1;
-  unsigned long long* parts = g_l2t_parts[call & 1];
-  unsigned long long* next = g_l2t_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + threadIdx.x; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long* parts = launch_bank<THREADS>(g_l2t_parts, call);
   unsigned long long pol_last, pol_first;
   asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol_last));
   asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol_first));
@@ -1260,9 +1238,7 @@ __global__ void __launch_bounds__(THREADS, 227 * 1024 / (THREADS * VEC * 16 + 10
   __shared__ MaxSum total;
   __shared__ unsigned ticket;
   const int t = threadIdx.x;
-  unsigned long long* parts = g_l2t_parts[call & 1];
-  unsigned long long* next = g_l2t_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + t; i < L2T_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long* parts = launch_bank<THREADS>(g_l2t_parts, call);
   if (t == 0) ticket = atomicInc(&g_ticket, gridDim.x - 1);
   __syncthreads();
   bool write;

@@ -496,6 +496,15 @@ constexpr int TASK_SLOTS = 1 << 16;
 __device__ unsigned long long g_task_parts[2][TASK_SLOTS];
 __device__ unsigned g_task_tickets[2];
 
+// The bank of parts launch number `call` uses, of two that alternate by launch; its blocks share
+// clearing the other, which the next launch uses (the one before this launch has finished with it).
+template <int THREADS, int SLOTS>
+__device__ __forceinline__ unsigned long long* launch_bank(unsigned long long (&banks)[2][SLOTS], unsigned call) {
+  unsigned long long* next = banks[(call + 1) & 1];
+  for (int i = blockIdx.x * THREADS + threadIdx.x; i < SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  return banks[call & 1];
+}
+
 __device__ __forceinline__ unsigned long long pack_part(MaxSum p) {
   return static_cast<unsigned long long>(__float_as_uint(p.d) | 0x80000000u) << 32 | __float_as_uint(p.m);
 }
@@ -612,9 +621,7 @@ __global__ void __launch_bounds__(THREADS, 2)
   __shared__ MaxSum total;
   __shared__ unsigned ticket;
   const int t = threadIdx.x;
-  unsigned long long* parts = g_task_parts[call & 1];
-  unsigned long long* next = g_task_parts[(call + 1) & 1];
-  for (int i = blockIdx.x * THREADS + t; i < TASK_SLOTS; i += gridDim.x * THREADS) next[i] = 0;
+  unsigned long long* parts = launch_bank<THREADS>(g_task_parts, call);
   if (t == 0) {
     ticket = atomicAdd(&g_task_tickets[call & 1], 1u);
     if (blockIdx.x == 0) g_task_tickets[(call + 1) & 1] = 0;
