@@ -72,12 +72,23 @@ def test_an_all_pass_frame_written_mid_run_then_exit_does_not_pass(forger):
 
 @pytest.mark.parametrize("attack", ["late-listener", "records", "rewrite-dir"])
 def test_a_report_rewritten_by_a_late_listener_is_not_confirmed(forger, attack):
-    d, seconds = judge(forger, attack)
+    # rewrite-dir in one process: with several shards, one shard's rewriting child also overwrites the
+    # other shards' own reports while their harnesses send them, and the judge then calls those
+    # reports untrusted (an error) instead of unconfirmed (a fail), depending on timing; the test
+    # below holds that run to "never a pass".
+    d, seconds = judge(forger, attack, **({"DRILLS_TEST_SHARDS": "1"} if attack == "rewrite-dir" else {}))
     assert d["status"] == "fail", d["message"]["en"]
     rows = naive(d)
     # the program's own report said these passed (the forgery worked there); the checker did not agree
     assert rows and all(t["status"] == "fail" and t.get("checker") == "results-not-confirmed" for t in rows), rows[:2]
     assert "do not match what its own report claims" in d["message"]["en"]
+    assert seconds < 120
+
+
+def test_rewriting_every_report_across_shards_never_passes(forger):
+    d, seconds = judge(forger, "rewrite-dir")
+    assert d["status"] in ("fail", "error"), d["message"]["en"]
+    assert not any(t["status"] == "pass" for t in naive(d)), naive(d)[:2]
     assert seconds < 120
 
 
